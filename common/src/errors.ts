@@ -1,0 +1,53 @@
+/**
+ * Stable error codes of the API (contract §1.5). Clients branch on these, never on the text.
+ */
+export const ERROR_CODES = [
+  'invalid_json',
+  'missing_field',
+  'invalid_field',
+  'invalid_name',
+  'invalid_email',
+  'invalid_password',
+  'empty_message',
+  'text_too_long',
+  'title_too_long',
+  'too_many_files',
+  'invalid_file',
+  'invalid_parent',
+  'invalid_avatar',
+  'invite_key_required',
+  'invalid_invite_key',
+  'invalid_reset_key',
+  'invalid_token',
+  'invalid_url',
+  'missing_file',
+  'unsupported_image_size',
+  'auth_required',
+  'invalid_api_key',
+  'invalid_credentials',
+  'forbidden',
+  'not_author',
+  'feature_disabled',
+  'url_expired',
+  'not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'login_taken',
+  'payload_too_large',
+  'file_too_large',
+  'unsupported_file_type',
+  'too_many_requests',
+  'internal_error',
+  'file_not_ready',
+  'email_disabled',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The error envelope every failed API call answers with. */
+export interface ApiErrorBody {
+  code: ErrorCode;
+  message: string;
+  error: string;
+  field?: string;
+}

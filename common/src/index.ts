@@ -1,0 +1,5 @@
+export * from './limits.js';
+export * from './i18n.js';
+export * from './enums.js';
+export * from './errors.js';
+export * from './validation.js';

@@ -1,0 +1,130 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { AppContext } from './context.js';
+import { LIMITS } from '@kith/common';
+import { authRoutes } from './features/auth/routes.js';
+import { groupRoutes } from './features/groups/routes.js';
+import { infoRoutes } from './features/info/routes.js';
+import { notificationRoutes } from './features/notifications/routes.js';
+import { userRoutes } from './features/users/routes.js';
+import { registerAuthentication } from './http/auth.js';
+import { registerErrorHandler } from './http/errors.js';
+import { redactUrl } from './http/redact.js';
+import { PAGE_HEADERS, registerWebClient } from './http/web.js';
+import { ApiError } from './lib/errors.js';
+import { newId } from './lib/ids.js';
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Builds the Fastify app without listening: `main.ts` serves it, tests drive it in process with
+ * `app.inject`. Every route of the API lives under `<BASE_PATH>/api`.
+ */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const { config } = ctx;
+  const apiPrefix = `${config.basePath}/api`;
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    // Our own onResponse hook logs one line per request, with secrets removed from the URL.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => newId(),
+    requestIdHeader: false,
+    bodyLimit: LIMITS.jsonBodyBytes,
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    // On SIGTERM, in-flight requests finish; idle keep-alive connections are closed at once.
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Bodies are JSON whatever the Content-Type (contract §1.3); an empty body counts as {}.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
+      done(null, value);
+    } catch {
+      done(new ApiError(400, 'invalid_json', 'The request body must be a JSON object'));
+    }
+  });
+
+  // A second router that only learns the API's paths, to tell 405 (path exists) from 404.
+  const apiPaths = FindMyWay({ ignoreTrailingSlash: true });
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(`${apiPrefix}/`)) return;
+    for (const method of [route.method].flat()) {
+      if (!apiPaths.hasRoute(method as HTTPMethod, route.url)) apiPaths.on(method as HTTPMethod, route.url, () => undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
+    void reply.header('X-Content-Type-Options', 'nosniff');
+    void reply.header('Referrer-Policy', 'same-origin');
+    // CORS only for origins the operator listed; credentials are never allowed (contract §1.1).
+    const origin = request.headers.origin;
+    if (origin !== undefined && config.corsOrigins.includes(origin)) {
+      void reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
+      if (request.method === 'OPTIONS') {
+        return reply
+          .code(204)
+          .header('Access-Control-Allow-Methods', 'GET, HEAD, POST, PUT, DELETE')
+          .header('Access-Control-Allow-Headers', 'X-AUTH-TOKEN, Content-Type')
+          .header('Access-Control-Max-Age', '600')
+          .send();
+      }
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith(`${apiPrefix}/`) && !reply.hasHeader('Cache-Control')) {
+      void reply.header('Cache-Control', 'no-store');
+    }
+    return payload;
+  });
+
+  // One line per request, without headers or secrets in the URL.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  registerErrorHandler(app);
+  registerAuthentication(app, ctx);
+
+  await app.register(
+    async (api) => {
+      infoRoutes(api, ctx);
+      authRoutes(api, ctx);
+      userRoutes(api, ctx);
+      groupRoutes(api, ctx);
+      notificationRoutes(api, ctx);
+    },
+    { prefix: apiPrefix },
+  );
+
+  const indexHtml = await registerWebClient(app, config);
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    if (path === apiPrefix || path.startsWith(`${apiPrefix}/`)) {
+      const allowed = METHODS.filter((m) => apiPaths.find(m, path) !== null);
+      if (allowed.length > 0) {
+        throw new ApiError(405, 'method_not_allowed', `Use ${allowed.join(', ')} on this path`, undefined, { Allow: allowed.join(', ') });
+      }
+      throw new ApiError(404, 'route_not_found', 'There is no such API route');
+    }
+    const inApp = path === config.basePath || path.startsWith(`${config.basePath}/`);
+    if (inApp && (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith(`${config.basePath}/files/`)) {
+      return reply.code(200).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(indexHtml);
+    }
+    if (config.basePath !== '' && path === '/') return reply.redirect(`${config.basePath}/`);
+    throw new ApiError(404, 'not_found', 'Not found');
+  });
+
+  return app;
+}

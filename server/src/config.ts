@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  isValidLangCode,
+  NOTIFICATION_EMAIL_FREQUENCIES,
+  type NotificationEmailFrequency,
+  type UploadKind,
+} from '@kith/common';
+
+/**
+ * Typed configuration, read once from the environment at start-up. Every variable is documented
+ * here and again in `.env.example`; `loadConfig` refuses to start with a list of every problem.
+ */
+export interface Config {
+  /** `PORT`: TCP port of the HTTP server (default 8080). */
+  port: number;
+  /** `HOST`: address to listen on (default `0.0.0.0`, every IPv4 interface). */
+  host: string;
+  /** `DATA_DIR`: folder for the SQLite database, files and the mail outbox (default `./data`). */
+  dataDir: string;
+  /** `DATABASE_URL`: `postgres://…` for PostgreSQL; absent means SQLite at `<DATA_DIR>/kith.db`. */
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /** `BASE_PATH`: sub-path the app is served under, e.g. `/family` (default: the site root). Normalized to `''` or `/x`. */
+  basePath: string;
+  /** `PUBLIC_URL`: the address people use, written into e-mails and links; includes the base path. */
+  publicUrl: string;
+  /** `SMTP_URL`: `smtp://user:pass@host:port` or `smtps://…`; absent means mails go to `<DATA_DIR>/outbox`. */
+  smtpUrl: string | null;
+  /** `MAIL_FROM`: sender address of e-mails (default `Kith <kith@localhost>`). */
+  mailFrom: string;
+  /** `ALLOW_EMAIL`: send e-mails at all (default true). When false, password reset answers 503. */
+  allowEmail: boolean;
+  /** `UPLOAD_IMAGE`, `UPLOAD_VIDEO`, `UPLOAD_AUDIO`, `UPLOAD_PDF`: which upload kinds are allowed (default all). */
+  upload: Record<UploadKind, boolean>;
+  /** `UPLOAD_MAX_IMAGE_MB`, `UPLOAD_MAX_VIDEO_MB`, `UPLOAD_MAX_AUDIO_MB`, `UPLOAD_MAX_PDF_MB`: size limits. */
+  uploadMaxBytes: Record<UploadKind, number>;
+  /** `DEFAULT_LANG`: language of the interface and e-mails when a user has none (default `en_US`). */
+  defaultLang: string;
+  /** `DEFAULT_NOTIFICATION_EMAILS`: digest frequency given to new accounts (default `none`). */
+  defaultNotificationEmails: NotificationEmailFrequency;
+  /** `SHOW_INVITATION_LINKS`: show groups' invitation links (default true). */
+  showInvitationLinks: boolean;
+  /** `PUBLIC_LINKS`: allow public links to messages (default true). */
+  publicLinks: boolean;
+  /** `TRUSTED_PROXIES`: comma-separated addresses or CIDR ranges whose `X-Forwarded-For` is believed. */
+  trustedProxies: string[];
+  /** `CORS_ORIGINS`: comma-separated origins allowed to call the API from another site (default none). */
+  corsOrigins: string[];
+  /** `SECRET_KEY`: server secret (≥ 32 characters) for signatures and key encryption; generated into `<DATA_DIR>/secret.key` when absent. */
+  secretKey: string;
+  /** `LOG_LEVEL`: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent` (default `info`). */
+  logLevel: string;
+  /** `WEB_DIST`: folder of the built web client (default `web/dist` of this checkout). */
+  webDist: string;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const MIB = 1024 * 1024;
+const DEFAULT_UPLOAD_MB: Record<UploadKind, number> = { image: 50, video: 2048, audio: 500, pdf: 100 };
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and checks the whole configuration; throws `ConfigError` listing every problem. */
+export function loadConfig(env: Env = process.env, options: { repoRoot?: string } = {}): Config {
+  const problems: string[] = [];
+  const repoRoot = options.repoRoot ?? defaultRepoRoot();
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+
+  const bool = (name: string, fallback: boolean): boolean => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    if (/^(1|true|yes|on)$/i.test(value)) return true;
+    if (/^(0|false|no|off)$/i.test(value)) return false;
+    problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  };
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = read('HOST') ?? '0.0.0.0';
+  const dataDir = path.resolve(repoRoot, read('DATA_DIR') ?? 'data');
+
+  let database: Config['database'] = { kind: 'sqlite', file: path.join(dataDir, 'kith.db') };
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined) {
+    if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      database = { kind: 'postgres', url: databaseUrl };
+    } else if (databaseUrl.startsWith('sqlite:')) {
+      const file = databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
+      if (file === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/kith.db');
+      database = { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(repoRoot, file) };
+    } else {
+      problems.push('DATABASE_URL must start with postgres:// (or sqlite: for a SQLite file)');
+    }
+  }
+
+  let basePath = read('BASE_PATH') ?? '';
+  basePath = basePath.replace(/\/+$/, '');
+  if (basePath !== '' && !basePath.startsWith('/')) basePath = `/${basePath}`;
+  if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(basePath)) {
+    problems.push(`BASE_PATH must be a path such as /family (got "${read('BASE_PATH') ?? ''}")`);
+    basePath = '';
+  }
+
+  let publicUrl = read('PUBLIC_URL') ?? `http://localhost:${port}${basePath}`;
+  try {
+    const url = new URL(publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_URL must be an http(s) URL such as https://example.org/family (got "${publicUrl}")`);
+  }
+
+  const smtpUrl = read('SMTP_URL') ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) {
+    problems.push('SMTP_URL must start with smtp:// or smtps://');
+  }
+
+  const upload = {
+    image: bool('UPLOAD_IMAGE', true),
+    video: bool('UPLOAD_VIDEO', true),
+    audio: bool('UPLOAD_AUDIO', true),
+    pdf: bool('UPLOAD_PDF', true),
+  };
+  const uploadMaxBytes = {
+    image: int('UPLOAD_MAX_IMAGE_MB', DEFAULT_UPLOAD_MB.image, 1, 1024 * 1024) * MIB,
+    video: int('UPLOAD_MAX_VIDEO_MB', DEFAULT_UPLOAD_MB.video, 1, 1024 * 1024) * MIB,
+    audio: int('UPLOAD_MAX_AUDIO_MB', DEFAULT_UPLOAD_MB.audio, 1, 1024 * 1024) * MIB,
+    pdf: int('UPLOAD_MAX_PDF_MB', DEFAULT_UPLOAD_MB.pdf, 1, 1024 * 1024) * MIB,
+  };
+
+  const defaultLang = read('DEFAULT_LANG') ?? 'en_US';
+  if (!isValidLangCode(defaultLang)) problems.push(`DEFAULT_LANG must be a language code such as fr_FR (got "${defaultLang}")`);
+
+  const frequency = read('DEFAULT_NOTIFICATION_EMAILS') ?? 'none';
+  if (!(NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(frequency)) {
+    problems.push(`DEFAULT_NOTIFICATION_EMAILS must be one of ${NOTIFICATION_EMAIL_FREQUENCIES.join(', ')}`);
+  }
+
+  const list = (name: string): string[] =>
+    (read(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  const trustedProxies = list('TRUSTED_PROXIES');
+  const corsOrigins = list('CORS_ORIGINS');
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/]+$/.test(origin)) problems.push(`CORS_ORIGINS entry "${origin}" must look like https://host[:port]`);
+  }
+
+  const logLevel = read('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  let secretKey = read('SECRET_KEY') ?? '';
+  if (secretKey !== '' && secretKey.length < 32) problems.push('SECRET_KEY must be at least 32 characters');
+
+  const webDist = path.resolve(repoRoot, read('WEB_DIST') ?? 'web/dist');
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  if (secretKey === '') secretKey = readOrCreateSecret(dataDir);
+
+  return {
+    port,
+    host,
+    dataDir,
+    database,
+    basePath,
+    publicUrl,
+    smtpUrl,
+    mailFrom: read('MAIL_FROM') ?? 'Kith <kith@localhost>',
+    allowEmail: bool('ALLOW_EMAIL', true),
+    upload,
+    uploadMaxBytes,
+    defaultLang,
+    defaultNotificationEmails: frequency as NotificationEmailFrequency,
+    showInvitationLinks: bool('SHOW_INVITATION_LINKS', true),
+    publicLinks: bool('PUBLIC_LINKS', true),
+    trustedProxies,
+    corsOrigins,
+    secretKey,
+    logLevel,
+    webDist,
+  };
+}
+
+/** The checkout root: config paths such as `./data` are relative to it, whatever the working directory. */
+function defaultRepoRoot(): string {
+  // server/dist/config.js or server/src/config.ts → two levels up is the repository root.
+  return path.resolve(import.meta.dirname, '..', '..');
+}
+
+/**
+ * A generated secret survives restarts in the data folder, so signed links and encrypted keys stay
+ * valid; operators who run several processes set SECRET_KEY instead.
+ */
+function readOrCreateSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (error) {
+    // Another process (the CLI next to a starting server) wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw error;
+  }
+}

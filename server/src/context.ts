@@ -1,0 +1,21 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import type { Clock } from './lib/clock.js';
+import type { RateLimiter } from './lib/rate-limiter.js';
+import type { SecretBox } from './lib/secrets.js';
+import type { Mailer } from './mail/mailer.js';
+
+/**
+ * What every service gets: the swappable parts chosen once at start-up. Tests build their own
+ * (a controlled clock, a capturing mailer) and pass it to `buildApp`.
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  limiter: RateLimiter;
+  secretBox: SecretBox;
+  mailer: Mailer;
+  log: FastifyBaseLogger;
+}

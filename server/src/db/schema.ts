@@ -1,0 +1,84 @@
+/**
+ * Table types. Conventions kept on both engines:
+ * - ids are lowercase UUID v4 strings;
+ * - timestamps are integer Unix **milliseconds** (presenters turn them into the contract's seconds;
+ *   milliseconds keep "newest first" stable when several rows share a second);
+ * - booleans are integers 0/1 (SQLite has no boolean type);
+ * - JSON is stored as text.
+ */
+export interface UsersTable {
+  id: string;
+  login: string;
+  name: string;
+  password_hash: string;
+  /** SHA-256 (hex) of the API key: keys are looked up by this. */
+  api_key_hash: string;
+  /** The API key itself, AES-256-GCM encrypted with the server secret, so login can hand it back. */
+  api_key_enc: string;
+  /** Grows on every key change; media cookies and event streams name it. */
+  api_key_version: number;
+  avatar_id: string | null;
+  default_group_id: string | null;
+  notification_emails: string | null;
+  lang: string | null;
+  created_at: number;
+  last_activity_date: number;
+}
+
+export interface GroupsTable {
+  id: string;
+  name: string;
+  /** The invitation key (`secretKey` in the API). */
+  secret_key: string;
+  created_at: number;
+  last_activity_date: number;
+  /** When the last member left; the group is purged 30 days later unless someone joins. */
+  emptied_at: number | null;
+}
+
+export interface MembershipsTable {
+  group_id: string;
+  user_id: string;
+  /** Join time in ms; member lists and "my groups" are ordered by it. */
+  joined_at: number;
+}
+
+export interface NotificationsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  created_at: number;
+  read: number;
+  target: string;
+  /** JSON object: `{}`, `{previousGroupName,newGroupName}` or `{text}`. */
+  data: string;
+  from_user_id: string | null;
+  from_group_id: string | null;
+  from_message_id: string | null;
+  /** Resolved when the notification is created (contract §2.7), plain text ≤ 100 characters. */
+  title: string;
+}
+
+export interface PasswordResetKeysTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 (hex) of the reset key; the key itself is only ever in the e-mail. */
+  key_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface KithMetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  groups: GroupsTable;
+  memberships: MembershipsTable;
+  notifications: NotificationsTable;
+  password_reset_keys: PasswordResetKeysTable;
+  kith_meta: KithMetaTable;
+}

@@ -1,0 +1,234 @@
+import { LIMITS, isValidNewPassword, nameFromEmail, normalizeEmail } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import type { Body } from '../../lib/body.js';
+import { ApiError, missingField } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { hashPassword, verifyDummyPassword, verifyPassword } from '../../lib/passwords.js';
+import { randomToken, sha256 } from '../../lib/secrets.js';
+import { addMember } from '../groups/service.js';
+import { findGroupBySecretKey } from '../groups/queries.js';
+import { findUserByLogin, type UserRow } from '../users/queries.js';
+import { newApiKey } from './api-keys.js';
+import { Throttle } from './throttles.js';
+import { passwordChangedMail, passwordResetMail } from './mails.js';
+
+// Texts on these endpoints contain no ':' (the 0.5.6 client would cut them, contract §1.5).
+const INVALID_CREDENTIALS = 'Invalid login/password';
+const invalidCredentials = () => new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
+const invalidPassword = () =>
+  new ApiError(400, 'invalid_password', `The password must be ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters long`, 'password');
+const invalidEmail = () => new ApiError(400, 'invalid_email', 'This e-mail address is not valid', 'login');
+const RESET_KEY_TTL_MS = 60 * 60 * 1000;
+
+/** The user's API key in clear, to hand back at login (contract §1.2). */
+function apiKeyOf(ctx: AppContext, user: UserRow): string {
+  return ctx.secretBox.open(user.api_key_enc);
+}
+
+/**
+ * Checks a password the way login does, with login's throttles: failures count per login and
+ * address and per login, unknown logins exactly like known ones (contract §1.6).
+ */
+async function checkCredentials(ctx: AppContext, user: UserRow | undefined, login: string, password: string, ip: string): Promise<UserRow> {
+  const perLoginAndIp = new Throttle(ctx.limiter, 'loginFailuresPerLoginAndIp', `${login}|${ip}`);
+  const perLogin = new Throttle(ctx.limiter, 'loginFailuresPerLogin', login);
+  perLoginAndIp.check();
+  perLogin.check();
+  const ok =
+    user !== undefined && password.length <= LIMITS.loginPasswordMax
+      ? await verifyPassword(user.password_hash, password)
+      : await verifyDummyPassword(password);
+  if (!ok || user === undefined) {
+    perLoginAndIp.hit();
+    perLogin.hit();
+    throw invalidCredentials();
+  }
+  perLoginAndIp.reset();
+  return user;
+}
+
+/** POST /api/login */
+export async function login(ctx: AppContext, body: Body, ip: string): Promise<{ api_key: string }> {
+  const rawLogin = body.requiredString('login', 'Login cannot be empty');
+  const password = body.string('password');
+  if (password === undefined || password === '') throw missingField('password', 'Password cannot be empty');
+  new Throttle(ctx.limiter, 'loginAttemptsPerIp', ip).take();
+  const loginName = rawLogin.trim().toLowerCase();
+  const user = await findUserByLogin(ctx.db.kysely, loginName);
+  const checked = await checkCredentials(ctx, user, loginName, password, ip);
+  return { api_key: apiKeyOf(ctx, checked) };
+}
+
+/** POST /api/signup, with the contract's order of checks (§3.3). */
+export async function signup(ctx: AppContext, body: Body, ip: string): Promise<{ api_key: string; group: string }> {
+  new Throttle(ctx.limiter, 'signupPerIp', ip).take();
+  const rawLogin = body.requiredString('login', 'Login cannot be empty');
+  const password = body.string('password');
+  if (password === undefined || password === '') throw missingField('password', 'Password cannot be empty');
+  const inviteKey = body.string('invite_key');
+  if (inviteKey === undefined || inviteKey.trim() === '') {
+    throw new ApiError(400, 'invite_key_required', 'You need an invitation to sign up', 'invite_key');
+  }
+  const group = await findGroupBySecretKey(ctx.db.kysely, inviteKey.trim());
+  if (group === undefined) throw new ApiError(400, 'invalid_invite_key', 'Invalid invite key', 'invite_key');
+  const loginName = normalizeEmail(rawLogin);
+  if (loginName === null) throw invalidEmail();
+
+  const existing = await findUserByLogin(ctx.db.kysely, loginName);
+  if (existing !== undefined) {
+    // "Log in through an invitation": the password is checked exactly like a login attempt.
+    const user = await checkCredentials(ctx, existing, loginName, password, ip);
+    await transaction(ctx, (tx) => addMember(tx, group, user, ctx.clock.now(), { notify: true }));
+    return { api_key: apiKeyOf(ctx, user), group: group.id };
+  }
+
+  if (!isValidNewPassword(password)) throw invalidPassword();
+  const passwordHash = await hashPassword(password);
+  const key = newApiKey(ctx);
+  await transaction(ctx, async (tx) => {
+    const user = await insertUser(tx, {
+      login: loginName,
+      name: nameFromEmail(loginName),
+      passwordHash,
+      apiKey: key,
+      notificationEmails: ctx.config.defaultNotificationEmails,
+      now: ctx.clock.now(),
+    });
+    await addMember(tx, group, user, ctx.clock.now(), { notify: true });
+  });
+  return { api_key: key.key, group: group.id };
+}
+
+/** Inserts a user row; shared by signup and the admin CLI so both make the same accounts. */
+export async function insertUser(
+  tx: Tx,
+  input: {
+    login: string;
+    name: string;
+    passwordHash: string;
+    apiKey: { hash: string; sealed: string };
+    notificationEmails: string | null;
+    now: number;
+  },
+): Promise<UserRow> {
+  const user: UserRow = {
+    id: newId(),
+    login: input.login,
+    name: input.name,
+    password_hash: input.passwordHash,
+    api_key_hash: input.apiKey.hash,
+    api_key_enc: input.apiKey.sealed,
+    api_key_version: 1,
+    avatar_id: null,
+    default_group_id: null,
+    notification_emails: input.notificationEmails,
+    lang: null,
+    created_at: input.now,
+    last_activity_date: input.now,
+  };
+  await tx.insertInto('users').values(user).execute();
+  return user;
+}
+
+/**
+ * POST /api/password-reset-mail (contract §3.4). The answer is the same whether or not the account
+ * exists; the mail is sent after the request, so timing reveals nothing either.
+ */
+export async function requestPasswordReset(ctx: AppContext, body: Body, ip: string): Promise<Record<string, never>> {
+  new Throttle(ctx.limiter, 'resetMailPerIp', ip).take();
+  if (!ctx.config.allowEmail) throw new ApiError(503, 'email_disabled', 'This instance does not send e-mails');
+  const mail = body.requiredString('mail', 'The e-mail address is required').trim().toLowerCase();
+
+  await transaction(ctx, async (tx, afterCommit) => {
+    const user = await findUserByLogin(tx, mail);
+    if (user === undefined) return;
+    const now = ctx.clock.now();
+    const recent = await tx
+      .selectFrom('password_reset_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', user.id)
+      .where('created_at', '>', now - 60 * 60 * 1000)
+      .executeTakeFirstOrThrow();
+    if (Number(recent.n) >= 3) return; // 3 mails per account and hour; later requests send nothing.
+    await tx.updateTable('password_reset_keys').set({ used_at: now }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
+    const key = randomToken();
+    await tx
+      .insertInto('password_reset_keys')
+      .values({ id: newId(), user_id: user.id, key_hash: sha256(key), created_at: now, expires_at: now + RESET_KEY_TTL_MS, used_at: null })
+      .execute();
+    const link = `${ctx.config.publicUrl}/password-reset?mail=${encodeURIComponent(user.login)}&key=${encodeURIComponent(key)}`;
+    afterCommit(() => sendLater(ctx, passwordResetMail(user, link)));
+  });
+  return {};
+}
+
+/** POST /api/new-password (contract §3.5): replaces the password, spends the keys, rotates the API key. */
+export async function resetPassword(ctx: AppContext, body: Body, ip: string): Promise<{ api_key: string }> {
+  const failures = new Throttle(ctx.limiter, 'newPasswordFailuresPerIp', ip);
+  failures.check();
+  const mail = body.requiredString('mail', 'The e-mail address is required').trim().toLowerCase();
+  const key = body.requiredString('key', 'The reset key is required');
+  const password = body.string('password');
+  if (password === undefined || password === '') throw missingField('password', 'Password cannot be empty');
+  if (!isValidNewPassword(password)) throw invalidPassword();
+
+  const now = ctx.clock.now();
+  const found = await ctx.db.kysely
+    .selectFrom('password_reset_keys')
+    .innerJoin('users', 'users.id', 'password_reset_keys.user_id')
+    .select(['password_reset_keys.id as keyId', 'users.id as userId'])
+    .where('password_reset_keys.key_hash', '=', sha256(key))
+    .where('password_reset_keys.used_at', 'is', null)
+    .where('password_reset_keys.expires_at', '>', now)
+    .where('users.login', '=', mail)
+    .executeTakeFirst();
+  if (found === undefined) {
+    failures.hit();
+    throw new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
+  }
+
+  const passwordHash = await hashPassword(password);
+  const apiKey = newApiKey(ctx);
+  await transaction(ctx, async (tx, afterCommit) => {
+    // Spend the key inside the transaction; a second request with the same key finds nothing.
+    const spent = await tx
+      .updateTable('password_reset_keys')
+      .set({ used_at: now })
+      .where('user_id', '=', found.userId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(spent.numUpdatedRows) === 0) throw new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
+    const user = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
+    afterCommit(() => sendLater(ctx, passwordChangedMail(user)));
+  });
+  return { api_key: apiKey.key };
+}
+
+/** Replaces a user's API key (and optionally the password); the old key stops working at once. */
+export async function rotateApiKey(
+  tx: Tx,
+  userId: string,
+  apiKey: { hash: string; sealed: string },
+  extra: { passwordHash?: string; now: number },
+): Promise<UserRow> {
+  const current = await tx.selectFrom('users').select('api_key_version').where('id', '=', userId).executeTakeFirstOrThrow();
+  await tx
+    .updateTable('users')
+    .set({
+      api_key_hash: apiKey.hash,
+      api_key_enc: apiKey.sealed,
+      api_key_version: current.api_key_version + 1,
+      ...(extra.passwordHash !== undefined ? { password_hash: extra.passwordHash } : {}),
+    })
+    .where('id', '=', userId)
+    .execute();
+  return tx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+/** Hands a mail to the mailer without making the request wait for it. */
+export function sendLater(ctx: AppContext, mail: Parameters<AppContext['mailer']['send']>[0]): void {
+  setImmediate(() => {
+    ctx.mailer.send(mail).catch((error: unknown) => ctx.log.error({ err: error, kind: mail.kind }, 'sending a mail failed'));
+  });
+}

@@ -1,0 +1,53 @@
+import type { RateLimiter } from '../../lib/rate-limiter.js';
+import { tooManyRequests } from '../../lib/errors.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** The throttling table of the contract (§1.6), in one place. */
+export const THROTTLES = {
+  loginFailuresPerLoginAndIp: { limit: 10, windowMs: 15 * MINUTE },
+  loginFailuresPerLogin: { limit: 50, windowMs: HOUR },
+  loginAttemptsPerIp: { limit: 100, windowMs: 15 * MINUTE },
+  signupPerIp: { limit: 10, windowMs: HOUR },
+  resetMailPerIp: { limit: 10, windowMs: HOUR },
+  resetMailsPerAccount: { limit: 3, windowMs: HOUR },
+  newPasswordFailuresPerIp: { limit: 10, windowMs: 15 * MINUTE },
+  unknownInvitationsPerUser: { limit: 20, windowMs: HOUR },
+} as const;
+
+export type ThrottleName = keyof typeof THROTTLES;
+
+/** A throttle counter: one rule of the table applied to one subject (an address, a login, a user). */
+export class Throttle {
+  private readonly key: string;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly name: ThrottleName,
+    subject: string,
+  ) {
+    this.key = `${name}|${subject}`;
+  }
+
+  /** Throws 429 when the subject is already at its limit. */
+  check(): void {
+    const { limit, windowMs } = THROTTLES[this.name];
+    const { count, retryAfterMs } = this.limiter.count(this.key, windowMs);
+    if (count >= limit) throw tooManyRequests(retryAfterMs / 1000);
+  }
+
+  /** Checks, then counts this attempt. */
+  take(): void {
+    this.check();
+    this.hit();
+  }
+
+  hit(): void {
+    this.limiter.hit(this.key);
+  }
+
+  reset(): void {
+    this.limiter.reset(this.key);
+  }
+}

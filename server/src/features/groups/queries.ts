@@ -1,0 +1,48 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, GroupsTable } from '../../db/schema.js';
+
+export type GroupRow = Selectable<GroupsTable>;
+type Q = Kysely<Database>;
+
+export function findGroupById(db: Q, id: string): Promise<GroupRow | undefined> {
+  return db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findGroupBySecretKey(db: Q, key: string): Promise<GroupRow | undefined> {
+  return db.selectFrom('groups').selectAll().where('secret_key', '=', key).executeTakeFirst();
+}
+
+/** The oldest group with this exact name, if any (the admin CLI joins groups by name). */
+export function findGroupByName(db: Q, name: string): Promise<GroupRow | undefined> {
+  return db.selectFrom('groups').selectAll().where('name', '=', name).orderBy('created_at').limit(1).executeTakeFirst();
+}
+
+export async function isMember(db: Q, groupId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('user_id')
+    .where('group_id', '=', groupId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Members in the order they joined, with what the group object shows of each. */
+export function listMembers(db: Q, groupId: string): Promise<{ id: string; name: string; avatar_id: string | null }[]> {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.name', 'users.avatar_id'])
+    .where('memberships.group_id', '=', groupId)
+    .orderBy('memberships.joined_at')
+    .orderBy('users.id')
+    .execute();
+}
+
+/** Ids of the group's members other than `exceptUserId`: the recipients of a group notification. */
+export async function listOtherMemberIds(db: Q, groupId: string, exceptUserId: string | null): Promise<string[]> {
+  let query = db.selectFrom('memberships').select('user_id').where('group_id', '=', groupId);
+  if (exceptUserId !== null) query = query.where('user_id', '!=', exceptUserId);
+  const rows = await query.execute();
+  return rows.map((r) => r.user_id);
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { requireUser } from '../../http/auth.js';
+import { Body } from '../../lib/body.js';
+import { ApiError, notFound } from '../../lib/errors.js';
+import { parseId } from '../../lib/ids.js';
+import { Throttle } from '../auth/throttles.js';
+import { acceptInvitation, createGroup, getGroup, leaveGroup, renameGroup, resetInviteKey } from './service.js';
+
+type IdParams = { Params: { id: string } };
+
+/** Path ids that are not UUIDs answer 404 like unknown ones (contract §1.4). */
+function groupId(raw: string): string {
+  const id = parseId(raw);
+  if (id === null) throw notFound();
+  return id;
+}
+
+/** Groups: create, read, rename, leave, invitation keys (contract §5). */
+export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/groups', async (request, reply) => {
+    const user = requireUser(request);
+    const answer = await createGroup(ctx, user, Body.of(request.body).string('name'));
+    return reply.code(201).send(answer);
+  });
+
+  app.get<IdParams>('/groups/:id', (request) => getGroup(ctx, requireUser(request), groupId(request.params.id)));
+
+  app.put<IdParams>('/groups/:id', (request) => {
+    const user = requireUser(request);
+    return renameGroup(ctx, user, groupId(request.params.id), Body.of(request.body).string('name'));
+  });
+
+  app.post<IdParams>('/groups/:id/leave', (request) => leaveGroup(ctx, requireUser(request), groupId(request.params.id)));
+
+  app.post<IdParams>('/groups/:id/reset-invite-key', (request) =>
+    resetInviteKey(ctx, requireUser(request), groupId(request.params.id)),
+  );
+
+  app.post<{ Params: { key: string } }>('/groups/invitation/:key', async (request) => {
+    const user = requireUser(request);
+    const unknownKeys = new Throttle(ctx.limiter, 'unknownInvitationsPerUser', user.id);
+    unknownKeys.check();
+    const answer = await acceptInvitation(ctx, user, request.params.key.trim());
+    if (answer === null) {
+      unknownKeys.hit();
+      throw new ApiError(400, 'invalid_invite_key', 'Invalid invite key');
+    }
+    return answer;
+  });
+}

@@ -1,0 +1,152 @@
+import { normalizeName } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import { ApiError, featureDisabled, missingField, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { notifyGroupMembers } from '../notifications/service.js';
+import type { UserRow } from '../users/queries.js';
+import { findGroupById, findGroupBySecretKey, isMember, listMembers, type GroupRow } from './queries.js';
+import { presentGroup, presentGroupRef } from './presenter.js';
+
+/** A group name from a request: `missing_field` when absent, `invalid_name` when it breaks the rule. */
+export function readGroupName(raw: string | undefined): string {
+  if (raw === undefined) throw missingField('name', 'The group name is required');
+  const name = normalizeName(raw);
+  if (name === null) {
+    throw new ApiError(400, 'invalid_name', 'The name must be 1 to 128 characters, without < > or control characters', 'name');
+  }
+  return name;
+}
+
+/** Inserts a group with a fresh invite key (a random UUID, like Zusam's). */
+export async function insertGroup(tx: Tx, name: string, now: number): Promise<GroupRow> {
+  const group: GroupRow = { id: newId(), name, secret_key: newId(), created_at: now, last_activity_date: now, emptied_at: null };
+  await tx.insertInto('groups').values(group).execute();
+  return group;
+}
+
+/**
+ * Adds `user` to `group` unless already a member. Returns whether they joined. A joiner without a
+ * default group gets this one; a group waiting to be purged is kept; the other members are told.
+ */
+export async function addMember(tx: Tx, group: GroupRow, user: UserRow, now: number, options: { notify: boolean }): Promise<boolean> {
+  if (await isMember(tx, group.id, user.id)) return false;
+  await tx.insertInto('memberships').values({ group_id: group.id, user_id: user.id, joined_at: now }).execute();
+  if (group.emptied_at !== null) await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
+  if (user.default_group_id === null) {
+    await tx.updateTable('users').set({ default_group_id: group.id }).where('id', '=', user.id).execute();
+  }
+  if (options.notify) {
+    await notifyGroupMembers(tx, group.id, user.id, {
+      type: 'user_joined_group',
+      target: group.id,
+      fromUserId: user.id,
+      fromGroupId: group.id,
+      fromMessageId: null,
+    }, now);
+  }
+  return true;
+}
+
+/** Loads a group the caller belongs to; anything else is 404, so ids cannot be probed (contract §1.8). */
+async function loadMemberGroup(tx: Tx, groupId: string, user: UserRow): Promise<GroupRow> {
+  const group = await findGroupById(tx, groupId);
+  if (group === undefined || !(await isMember(tx, group.id, user.id))) throw notFound();
+  return group;
+}
+
+async function groupAnswer(ctx: AppContext, tx: Tx, group: GroupRow, withSecretKey = ctx.config.showInvitationLinks) {
+  return presentGroup(group, await listMembers(tx, group.id), { withSecretKey });
+}
+
+/** POST /api/groups: the creator becomes the only member and, if they had none, it becomes their default group. */
+export function createGroup(ctx: AppContext, user: UserRow, rawName: string | undefined) {
+  const name = readGroupName(rawName);
+  return transaction(ctx, async (tx) => {
+    const now = ctx.clock.now();
+    const group = await insertGroup(tx, name, now);
+    await addMember(tx, group, user, now, { notify: false });
+    return groupAnswer(ctx, tx, group, true);
+  });
+}
+
+/** GET /api/groups/{id}: always built from current data (contract §1.4). */
+export function getGroup(ctx: AppContext, user: UserRow, groupId: string) {
+  return transaction(ctx, async (tx) => groupAnswer(ctx, tx, await loadMemberGroup(tx, groupId, user)));
+}
+
+/** PUT /api/groups/{id}: only `name` is read; a real change notifies the other members. */
+export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, rawName: string | undefined) {
+  return transaction(ctx, async (tx) => {
+    const group = await loadMemberGroup(tx, groupId, user);
+    if (rawName === undefined) return groupAnswer(ctx, tx, group);
+    const name = readGroupName(rawName);
+    if (name !== group.name) {
+      await tx.updateTable('groups').set({ name }).where('id', '=', group.id).execute();
+      await notifyGroupMembers(tx, group.id, user.id, {
+        type: 'group_name_change',
+        target: group.id,
+        fromUserId: user.id,
+        fromGroupId: group.id,
+        fromMessageId: null,
+        data: { previousGroupName: group.name, newGroupName: name },
+      }, ctx.clock.now());
+    }
+    return groupAnswer(ctx, tx, { ...group, name });
+  });
+}
+
+/**
+ * POST /api/groups/{id}/leave (contract §5.6, §10.5): the caller's notifications from the group go,
+ * their default group moves to the oldest remaining one, the remaining members are told, and a
+ * group left empty starts its 30 days before purge.
+ */
+export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
+  return transaction(ctx, async (tx) => {
+    const group = await loadMemberGroup(tx, groupId, user);
+    const now = ctx.clock.now();
+    await tx.deleteFrom('memberships').where('group_id', '=', group.id).where('user_id', '=', user.id).execute();
+    await tx.deleteFrom('notifications').where('user_id', '=', user.id).where('from_group_id', '=', group.id).execute();
+    if (user.default_group_id === group.id) {
+      const next = await tx
+        .selectFrom('memberships')
+        .select('group_id')
+        .where('user_id', '=', user.id)
+        .orderBy('joined_at')
+        .orderBy('group_id')
+        .limit(1)
+        .executeTakeFirst();
+      await tx.updateTable('users').set({ default_group_id: next?.group_id ?? null }).where('id', '=', user.id).execute();
+    }
+    const remaining = await notifyGroupMembers(tx, group.id, user.id, {
+      type: 'user_left_group',
+      target: group.id,
+      fromUserId: user.id,
+      fromGroupId: group.id,
+      fromMessageId: null,
+    }, now);
+    if (remaining.length === 0) await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();
+    return presentGroupRef(group);
+  });
+}
+
+/** POST /api/groups/{id}/reset-invite-key: the old key stops working at once. */
+export function resetInviteKey(ctx: AppContext, user: UserRow, groupId: string) {
+  return transaction(ctx, async (tx) => {
+    await loadMemberGroup(tx, groupId, user);
+    if (!ctx.config.showInvitationLinks) throw featureDisabled('Invitation links are turned off on this instance');
+    const inviteKey = newId();
+    await tx.updateTable('groups').set({ secret_key: inviteKey }).where('id', '=', groupId).execute();
+    return { inviteKey };
+  });
+}
+
+/** POST /api/groups/invitation/{key}: join by invite key; a member joining again is a no-op. */
+export function acceptInvitation(ctx: AppContext, user: UserRow, inviteKey: string) {
+  return transaction(ctx, async (tx) => {
+    const group = await findGroupBySecretKey(tx, inviteKey);
+    if (group === undefined) return null;
+    await addMember(tx, group, user, ctx.clock.now(), { notify: true });
+    return presentGroupRef(group);
+  });
+}

@@ -1,0 +1,29 @@
+import { LIMITS } from '@kith/common';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+
+/** The API version this server implements. */
+export const API_VERSION = '1.0.0';
+
+/** GET /api/info (contract §3.1): what this instance offers, for clients to adapt. */
+export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { config } = ctx;
+  app.get('/info', () => ({
+    version: API_VERSION,
+    compat: 'zusam-0.5.6',
+    // Upload kinds become available with the media feature; until then the operator's switches show.
+    upload: { ...config.upload },
+    default_lang: config.defaultLang,
+    allow_email: config.allowEmail,
+    show: { group_invitation_links: config.showInvitationLinks, public_links: config.publicLinks },
+    limits: {
+      text: LIMITS.text,
+      title: LIMITS.title,
+      name: LIMITS.name,
+      passwordMin: LIMITS.passwordMin,
+      passwordMax: LIMITS.passwordMax,
+      filesPerMessage: LIMITS.filesPerMessage,
+      uploadBytes: { ...config.uploadMaxBytes },
+    },
+  }));
+}

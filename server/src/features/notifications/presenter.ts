@@ -1,0 +1,40 @@
+import { toSeconds } from '../../lib/clock.js';
+import { presentAvatar } from '../users/presenter.js';
+import type { NotificationView } from './queries.js';
+
+function parseData(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The complete Notification object (contract §2.7); lists and the single GET share it. */
+export function presentNotification(n: NotificationView) {
+  // A deleted author leaves `from_user_id` null (the foreign key sets it), and the join finds nothing.
+  const fromUser =
+    n.from_user_id !== null && n.from_user_name !== null
+      ? { id: n.from_user_id, entityType: 'user' as const, name: n.from_user_name, avatar: presentAvatar(n.from_user_avatar_id) }
+      : null;
+  return {
+    id: n.id,
+    entityType: 'notification' as const,
+    type: n.type,
+    createdAt: toSeconds(n.created_at),
+    read: n.read === 1,
+    target: n.target,
+    data: parseData(n.data),
+    fromUser,
+    fromGroup:
+      n.from_group_id !== null && n.from_group_name !== null
+        ? { id: n.from_group_id, entityType: 'group' as const, name: n.from_group_name }
+        : null,
+    fromMessage: n.from_message_id !== null ? { id: n.from_message_id, entityType: 'message' as const } : null,
+    title: n.title,
+    // The author of `fromMessage` for a new_comment; messages join this in the messages feature.
+    parentAuthorName: '',
+    miniature: fromUser?.avatar ?? null,
+  };
+}

@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+type Q = Kysely<Database>;
+
+/**
+ * Notifications with everything the presenter needs, resolved in one query (names of the user and
+ * group that caused them), so a list never costs one query per item.
+ */
+function selectNotifications(db: Q) {
+  return db
+    .selectFrom('notifications as n')
+    .leftJoin('users as fu', 'fu.id', 'n.from_user_id')
+    .leftJoin('groups as fg', 'fg.id', 'n.from_group_id')
+    .select([
+      'n.id',
+      'n.user_id',
+      'n.type',
+      'n.created_at',
+      'n.read',
+      'n.target',
+      'n.data',
+      'n.from_user_id',
+      'n.from_group_id',
+      'n.from_message_id',
+      'n.title',
+      'fu.name as from_user_name',
+      'fu.avatar_id as from_user_avatar_id',
+      'fg.name as from_group_name',
+    ]);
+}
+
+export type NotificationView = Awaited<ReturnType<ReturnType<typeof selectNotifications>['executeTakeFirstOrThrow']>>;
+
+/** The owner's notifications, newest first. */
+export function listNotifications(db: Q, userId: string, limit: number): Promise<NotificationView[]> {
+  return selectNotifications(db)
+    .where('n.user_id', '=', userId)
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** One notification, only if it belongs to `userId` (others answer 404, contract §1.8). */
+export function findOwnNotification(db: Q, userId: string, id: string): Promise<NotificationView | undefined> {
+  return selectNotifications(db).where('n.id', '=', id).where('n.user_id', '=', userId).executeTakeFirst();
+}

@@ -1,0 +1,64 @@
+import { LIMITS } from '@kith/common';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { invalidField, notFound } from '../../lib/errors.js';
+import { parseId } from '../../lib/ids.js';
+import { parseLimit } from '../../lib/params.js';
+import { Body } from '../../lib/body.js';
+import { requireUser } from '../../http/auth.js';
+import { presentNotification } from './presenter.js';
+import { findOwnNotification, listNotifications } from './queries.js';
+
+export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const list = async (userId: string, rawLimit: string | undefined) => {
+    const limit = parseLimit(rawLimit, LIMITS.notificationsDefault, LIMITS.notificationsMax);
+    return (await listNotifications(ctx.db.kysely, userId, limit)).map(presentNotification);
+  };
+
+  app.get('/me/notifications', async (request) => list(requireUser(request).id, undefined));
+  app.get<{ Params: { limit: string } }>('/me/notifications/:limit', async (request) =>
+    list(requireUser(request).id, request.params.limit),
+  );
+
+  /** Kith addition (§11.2): mark everything read up to `before` (default now). */
+  app.post('/me/notifications/read-all', async (request) => {
+    const user = requireUser(request);
+    const before = Body.of(request.body).integer('before');
+    if (before !== undefined && before < 0) throw invalidField('before', 'before must be a Unix time in seconds');
+    const limitMs = before === undefined ? ctx.clock.now() : before * 1000 + 999;
+    const result = await ctx.db.kysely
+      .updateTable('notifications')
+      .set({ read: 1 })
+      .where('user_id', '=', user.id)
+      .where('read', '=', 0)
+      .where('created_at', '<=', limitMs)
+      .executeTakeFirst();
+    return { updated: Number(result.numUpdatedRows) };
+  });
+
+  const loadOwn = async (userId: string, rawId: string) => {
+    const id = parseId(rawId);
+    const n = id === null ? undefined : await findOwnNotification(ctx.db.kysely, userId, id);
+    if (n === undefined) throw notFound();
+    return n;
+  };
+
+  app.get<{ Params: { id: string } }>('/notifications/:id', async (request) =>
+    presentNotification(await loadOwn(requireUser(request).id, request.params.id)),
+  );
+
+  app.put<{ Params: { id: string } }>('/notifications/:id', async (request) => {
+    const user = requireUser(request);
+    const n = await loadOwn(user.id, request.params.id);
+    const read = Body.of(request.body).boolean('read');
+    if (read === undefined) return presentNotification(n);
+    await ctx.db.kysely.updateTable('notifications').set({ read: read ? 1 : 0 }).where('id', '=', n.id).execute();
+    return presentNotification({ ...n, read: read ? 1 : 0 });
+  });
+
+  app.delete<{ Params: { id: string } }>('/notifications/:id', async (request, reply) => {
+    const n = await loadOwn(requireUser(request).id, request.params.id);
+    await ctx.db.kysely.deleteFrom('notifications').where('id', '=', n.id).execute();
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,54 @@
+import type { NotificationType } from '@kith/common';
+import type { Tx } from '../../db/transaction.js';
+import { newId } from '../../lib/ids.js';
+import { listOtherMemberIds } from '../groups/queries.js';
+
+/** What a notification says; recipients are chosen by the caller of `notify*`. */
+export interface NotificationInput {
+  type: NotificationType;
+  target: string;
+  fromUserId: string | null;
+  fromGroupId: string | null;
+  fromMessageId: string | null;
+  data?: Record<string, string>;
+  title?: string;
+}
+
+// Stays well under SQLite's and PostgreSQL's bound-parameter limits (11 columns a row).
+const INSERT_CHUNK = 500;
+
+/** Creates one notification per recipient in a few multi-row inserts (never one query per member). */
+export async function notifyUsers(tx: Tx, recipients: string[], input: NotificationInput, now: number): Promise<string[]> {
+  const rows = recipients.map((userId) => ({
+    id: newId(),
+    user_id: userId,
+    type: input.type,
+    created_at: now,
+    read: 0,
+    target: input.target,
+    data: JSON.stringify(input.data ?? {}),
+    from_user_id: input.fromUserId,
+    from_group_id: input.fromGroupId,
+    from_message_id: input.fromMessageId,
+    title: input.title ?? '',
+  }));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await tx.insertInto('notifications').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Notifies every current member of a group except the person who acted (contract §10.1: nobody is
+ * notified of their own action).
+ */
+export async function notifyGroupMembers(
+  tx: Tx,
+  groupId: string,
+  actorId: string | null,
+  input: NotificationInput,
+  now: number,
+): Promise<string[]> {
+  const recipients = await listOtherMemberIds(tx, groupId, actorId);
+  return notifyUsers(tx, recipients, input, now);
+}

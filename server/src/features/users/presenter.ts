@@ -1,0 +1,36 @@
+import { toSeconds } from '../../lib/clock.js';
+import type { UserRow } from './queries.js';
+
+/** A nested file reference (avatar). */
+export interface FileRef {
+  id: string;
+  entityType: 'file';
+}
+
+export function presentAvatar(avatarId: string | null): FileRef | null {
+  return avatarId === null ? null : { id: avatarId, entityType: 'file' };
+}
+
+/** Someone else's profile (contract §2.2): name and avatar only, never the login or settings. */
+export function presentUser(user: Pick<UserRow, 'id' | 'name' | 'avatar_id'>) {
+  return { id: user.id, entityType: 'user' as const, name: user.name, avatar: presentAvatar(user.avatar_id) };
+}
+
+/** The caller's own user (contract §2.1). `data` holds only the keys that were ever set. */
+export function presentMe(user: UserRow, groups: { id: string; name: string }[]) {
+  const data: Record<string, string> = {};
+  if (user.notification_emails !== null) data.notification_emails = user.notification_emails;
+  if (user.default_group_id !== null) data.default_group = user.default_group_id;
+  if (user.lang !== null) data.lang = user.lang;
+  return {
+    id: user.id,
+    entityType: 'user' as const,
+    name: user.name,
+    login: user.login,
+    avatar: presentAvatar(user.avatar_id),
+    groups: groups.map((g) => ({ id: g.id, entityType: 'group' as const, name: g.name })),
+    data,
+    createdAt: toSeconds(user.created_at),
+    lastActivityDate: toSeconds(user.last_activity_date),
+  };
+}

@@ -1,0 +1,57 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, UsersTable } from '../../db/schema.js';
+
+export type UserRow = Selectable<UsersTable>;
+type Q = Kysely<Database>;
+
+/** The user holding an API key, looked up by the key's hash. */
+export function findUserByApiKeyHash(db: Q, keyHash: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('api_key_hash', '=', keyHash).executeTakeFirst();
+}
+
+export function findUserById(db: Q, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Logins are stored lowercased; callers pass the normalized form. */
+export function findUserByLogin(db: Q, login: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst();
+}
+
+/** The user's groups in the order they were joined, oldest first (contract §2.1). */
+export function listGroupsOfUser(db: Q, userId: string): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('groups', 'groups.id', 'memberships.group_id')
+    .select(['groups.id', 'groups.name'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('memberships.joined_at')
+    .orderBy('groups.id')
+    .execute();
+}
+
+/**
+ * Whether `viewerId` may see `targetId`'s profile (contract §1.8): they share a group, or the target
+ * caused one of the viewer's notifications. Authors of readable messages join this rule with the
+ * messages feature.
+ */
+export async function isUserVisibleTo(db: Q, viewerId: string, targetId: string): Promise<boolean> {
+  if (viewerId === targetId) return true;
+  const sharedGroup = await db
+    .selectFrom('memberships as mine')
+    .innerJoin('memberships as theirs', 'theirs.group_id', 'mine.group_id')
+    .select('mine.group_id')
+    .where('mine.user_id', '=', viewerId)
+    .where('theirs.user_id', '=', targetId)
+    .limit(1)
+    .executeTakeFirst();
+  if (sharedGroup !== undefined) return true;
+  const notification = await db
+    .selectFrom('notifications')
+    .select('id')
+    .where('user_id', '=', viewerId)
+    .where('from_user_id', '=', targetId)
+    .limit(1)
+    .executeTakeFirst();
+  return notification !== undefined;
+}

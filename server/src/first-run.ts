@@ -1,0 +1,27 @@
+import type { AppContext } from './context.js';
+import { transaction } from './db/transaction.js';
+import { findGroupById } from './features/groups/queries.js';
+import { insertGroup } from './features/groups/service.js';
+
+const SETUP_GROUP_KEY = 'setup_group_id';
+const SETUP_GROUP_NAME = 'Home';
+
+/**
+ * On an instance with no account yet, returns the invitation link of a first group (created once),
+ * so the person who started the server can sign up without reading code. Returns null once anyone
+ * has an account.
+ */
+export async function firstRunInvitation(ctx: AppContext): Promise<string | null> {
+  return transaction(ctx, async (tx) => {
+    const anyUser = await tx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    if (anyUser !== undefined) return null;
+    const meta = await tx.selectFrom('kith_meta').select('value').where('key', '=', SETUP_GROUP_KEY).executeTakeFirst();
+    let group = meta === undefined ? undefined : await findGroupById(tx, meta.value);
+    if (group === undefined) {
+      group = await insertGroup(tx, SETUP_GROUP_NAME, ctx.clock.now());
+      await tx.deleteFrom('kith_meta').where('key', '=', SETUP_GROUP_KEY).execute();
+      await tx.insertInto('kith_meta').values({ key: SETUP_GROUP_KEY, value: group.id }).execute();
+    }
+    return `${ctx.config.publicUrl}/invitation/${group.secret_key}`;
+  });
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../lib/errors.js';
+import { apiKeyHash } from '../features/auth/api-keys.js';
+import { findUserByApiKeyHash, type UserRow } from '../features/users/queries.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, when a valid `X-AUTH-TOKEN` was sent. */
+    user: UserRow | null;
+    /** Why there is no caller: no header, or a header that is not a live key. */
+    authProblem: 'missing' | 'invalid';
+  }
+}
+
+// Keys are 43 characters (ours) or 36 (imported Zusam UUIDs); anything far longer is not a key.
+const MAX_KEY_LENGTH = 256;
+
+/**
+ * Resolves the API key of every API request (contract §1.2). Only the `X-AUTH-TOKEN` header is read:
+ * no query parameter, no bearer header, no cookie. Endpoints that need a caller call `requireUser`;
+ * open endpoints ignore a stale key.
+ */
+export function registerAuthentication(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('user', null);
+  app.decorateRequest('authProblem', 'missing');
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers['x-auth-token'];
+    const key = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
+    if (key === '') {
+      request.authProblem = 'missing';
+      return;
+    }
+    const user = key.length <= MAX_KEY_LENGTH ? await findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)) : undefined;
+    if (user === undefined) request.authProblem = 'invalid';
+    else request.user = user;
+  });
+
+  // Every successful authenticated write marks the caller active (contract §1.11).
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.user === null || reply.statusCode >= 400) return;
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+    await ctx.db.kysely
+      .updateTable('users')
+      .set({ last_activity_date: ctx.clock.now() })
+      .where('id', '=', request.user.id)
+      .execute()
+      .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
+  });
+}
+
+/** The caller, or 401 `auth_required` / `invalid_api_key`. */
+export function requireUser(request: FastifyRequest): UserRow {
+  if (request.user !== null) return request.user;
+  if (request.authProblem === 'invalid') throw new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
+  throw new ApiError(401, 'auth_required', 'You need to log in');
+}

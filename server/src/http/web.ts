@@ -1,0 +1,69 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+
+// Content Security Policy of the web client's page: everything from our own origin; embeds
+// (built by the server for allow-listed providers) only over https.
+const PAGE_CSP = [
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  'frame-src https:',
+  "object-src 'none'",
+  "base-uri 'self'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const PLACEHOLDER = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><!--kith-config--><title>Kith</title></head>
+<body><main><h1>Kith</h1><p>The server is running. The web client has not been built yet: run <code>npm start</code>.</p></main></body>
+</html>
+`;
+
+/**
+ * The web client's `index.html`, with the base path and default language written in, so the client
+ * knows where it lives (a page meta tag gives the default language, product spec §1).
+ */
+export function renderIndexHtml(config: Config): string {
+  const file = path.join(config.webDist, 'index.html');
+  const html = existsSync(file) ? readFileSync(file, 'utf8') : PLACEHOLDER;
+  const tags =
+    `<base href="${config.basePath}/">` +
+    `<meta name="kith-base-path" content="${config.basePath}">` +
+    `<meta name="kith-default-lang" content="${config.defaultLang}">`;
+  return html.includes('<!--kith-config-->') ? html.replace('<!--kith-config-->', tags) : html.replace('<head>', `<head>${tags}`);
+}
+
+/** Serves the built client's assets under the base path; client routes fall back to `index.html`. */
+export async function registerWebClient(app: FastifyInstance, config: Config): Promise<string> {
+  const indexHtml = renderIndexHtml(config);
+  if (existsSync(config.webDist)) {
+    await app.register(fastifyStatic, {
+      root: config.webDist,
+      prefix: `${config.basePath}/`,
+      index: false,
+      wildcard: true,
+      // Vite names assets by content hash, so they can be cached for a year.
+      setHeaders: (reply, filePath) => {
+        void reply.header(
+          'Cache-Control',
+          filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  }
+  return indexHtml;
+}
+
+export const PAGE_HEADERS = {
+  'Content-Security-Policy': PAGE_CSP,
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-cache',
+};

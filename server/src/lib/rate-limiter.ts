@@ -1,0 +1,61 @@
+import type { Clock } from './clock.js';
+
+/**
+ * Sliding-window counters for throttling (contract §1.6). This is the embedded, in-memory store;
+ * a shared store for several processes plugs in behind the same interface.
+ */
+export interface RateLimiter {
+  /** How many hits `key` has in the last `windowMs`, and when the oldest of them expires. */
+  count(key: string, windowMs: number): { count: number; retryAfterMs: number };
+  /** Records one hit for `key`. */
+  hit(key: string): void;
+  /** Forgets every hit of `key` (a successful login clears its failures). */
+  reset(key: string): void;
+}
+
+/** One rule of the throttling table: at most `limit` hits per `windowMs`. */
+export interface Limit {
+  limit: number;
+  windowMs: number;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly hits = new Map<string, number[]>();
+  private lastSweep = 0;
+  // Longest window in use (1 hour); older hits never matter and are swept.
+  private static readonly MAX_WINDOW_MS = 60 * 60 * 1000;
+
+  constructor(private readonly clock: Clock) {}
+
+  count(key: string, windowMs: number): { count: number; retryAfterMs: number } {
+    const now = this.clock.now();
+    const times = this.hits.get(key) ?? [];
+    const recent = times.filter((t) => t > now - windowMs);
+    const oldest = recent[0];
+    return { count: recent.length, retryAfterMs: oldest === undefined ? 0 : oldest + windowMs - now };
+  }
+
+  hit(key: string): void {
+    const now = this.clock.now();
+    this.sweep(now);
+    const times = this.hits.get(key) ?? [];
+    times.push(now);
+    this.hits.set(key, times);
+  }
+
+  reset(key: string): void {
+    this.hits.delete(key);
+  }
+
+  /** Drops expired hits now and then so memory stays bounded by recent traffic. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    const horizon = now - MemoryRateLimiter.MAX_WINDOW_MS;
+    for (const [key, times] of this.hits) {
+      const kept = times.filter((t) => t > horizon);
+      if (kept.length === 0) this.hits.delete(key);
+      else this.hits.set(key, kept);
+    }
+  }
+}

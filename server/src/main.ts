@@ -1,0 +1,60 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { firstRunInvitation } from './first-run.js';
+import { createContext, createLogger } from './setup.js';
+
+/** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every setting.\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const log = createLogger(config);
+  const ctx = await createContext(config, { log });
+  const app = await buildApp(ctx);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // A request that hangs must not keep the process alive for ever.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    app
+      .close()
+      .then(() => ctx.db.close())
+      .then(() => {
+        log.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  log.info({ url: config.publicUrl, database: config.database.kind }, 'Kith is listening');
+
+  const invitation = await firstRunInvitation(ctx);
+  if (invitation !== null) {
+    // Printed on the console, not only in the JSON log, so the first person finds it.
+    process.stdout.write(
+      `\n  Welcome to Kith. No account exists yet.\n  Open this link to create the first account and group:\n\n    ${invitation}\n\n`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Kith could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { openDatabase, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { MemoryRateLimiter } from './lib/rate-limiter.js';
+import { SecretBox } from './lib/secrets.js';
+import { OutboxMailer, type Mailer } from './mail/mailer.js';
+
+/** A logger that never prints secrets: the auth header and cookies are redacted wherever they appear. */
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: { paths: ['req.headers["x-auth-token"]', 'req.headers.cookie', 'headers["x-auth-token"]', 'headers.cookie'], censor: '[redacted]' },
+  });
+}
+
+/**
+ * Opens the database, migrates it, and assembles the context every service receives. `main.ts`,
+ * the admin CLI and the tests all go through here, so they run the same parts.
+ */
+export async function createContext(
+  config: Config,
+  overrides: { log?: Logger; clock?: Clock; mailer?: Mailer; db?: Db } = {},
+): Promise<AppContext> {
+  const log = overrides.log ?? createLogger(config);
+  const db = overrides.db ?? openDatabase(config.database);
+  await migrateToLatest(db);
+  const clock = overrides.clock ?? systemClock;
+  return {
+    config,
+    db,
+    clock,
+    log,
+    limiter: new MemoryRateLimiter(clock),
+    secretBox: new SecretBox(config.secretKey),
+    mailer: overrides.mailer ?? new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, log),
+  };
+}
