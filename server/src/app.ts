@@ -55,7 +55,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(`${apiPrefix}/`)) return;
     for (const method of [route.method].flat()) {
-      if (!apiPaths.hasRoute(method as HTTPMethod, route.url)) apiPaths.on(method as HTTPMethod, route.url, () => undefined);
+      if (!apiPaths.hasRoute(method as HTTPMethod, route.url))
+        apiPaths.on(method as HTTPMethod, route.url, () => undefined);
     }
   });
 
@@ -88,7 +89,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // One line per request, without headers or secrets in the URL.
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });
@@ -114,12 +120,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (path === apiPrefix || path.startsWith(`${apiPrefix}/`)) {
       const allowed = METHODS.filter((m) => apiPaths.find(m, path) !== null);
       if (allowed.length > 0) {
-        throw new ApiError(405, 'method_not_allowed', `Use ${allowed.join(', ')} on this path`, undefined, { Allow: allowed.join(', ') });
+        throw new ApiError(405, 'method_not_allowed', `Use ${allowed.join(', ')} on this path`, undefined, {
+          Allow: allowed.join(', '),
+        });
       }
       throw new ApiError(404, 'route_not_found', 'There is no such API route');
     }
     const inApp = path === config.basePath || path.startsWith(`${config.basePath}/`);
-    if (inApp && (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith(`${config.basePath}/files/`)) {
+    if (
+      inApp &&
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      !path.startsWith(`${config.basePath}/files/`)
+    ) {
       return reply.code(200).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(indexHtml);
     }
     if (config.basePath !== '' && path === '/') return reply.redirect(`${config.basePath}/`);

@@ -151,7 +151,8 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   };
 
   const defaultLang = read('DEFAULT_LANG') ?? 'en_US';
-  if (!isValidLangCode(defaultLang)) problems.push(`DEFAULT_LANG must be a language code such as fr_FR (got "${defaultLang}")`);
+  if (!isValidLangCode(defaultLang))
+    problems.push(`DEFAULT_LANG must be a language code such as fr_FR (got "${defaultLang}")`);
 
   const frequency = read('DEFAULT_NOTIFICATION_EMAILS') ?? 'none';
   if (!(NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(frequency)) {
@@ -166,7 +167,8 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const trustedProxies = list('TRUSTED_PROXIES');
   const corsOrigins = list('CORS_ORIGINS');
   for (const origin of corsOrigins) {
-    if (!/^https?:\/\/[^/]+$/.test(origin)) problems.push(`CORS_ORIGINS entry "${origin}" must look like https://host[:port]`);
+    if (!/^https?:\/\/[^/]+$/.test(origin))
+      problems.push(`CORS_ORIGINS entry "${origin}" must look like https://host[:port]`);
   }
 
   const logLevel = read('LOG_LEVEL') ?? 'info';

@@ -13,7 +13,10 @@ import { OutboxMailer, type Mailer } from './mail/mailer.js';
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({
     level: config.logLevel,
-    redact: { paths: ['req.headers["x-auth-token"]', 'req.headers.cookie', 'headers["x-auth-token"]', 'headers.cookie'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers["x-auth-token"]', 'req.headers.cookie', 'headers["x-auth-token"]', 'headers.cookie'],
+      censor: '[redacted]',
+    },
   });
 }
 

@@ -13,11 +13,21 @@ const provider: MigrationProvider = {
 
 /** Brings the schema up to date; safe to call at every start-up and from several processes. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.kysely, provider, migrationTableName: 'kith_migrations', migrationLockTableName: 'kith_migrations_lock' });
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider,
+    migrationTableName: 'kith_migrations',
+    migrationLockTableName: 'kith_migrations_lock',
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Database migration ${failed} failed: ${String(error instanceof Error ? error.message : error)}`, { cause: error });
+    throw new Error(
+      `Database migration ${failed} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -11,7 +11,10 @@ export type AfterCommit = (work: () => void | Promise<void>) => void;
  * commit, so nobody hears of a row that was rolled back; a failing side effect is logged, never
  * turned into a failed request.
  */
-export async function transaction<T>(ctx: AppContext, work: (tx: Tx, afterCommit: AfterCommit) => Promise<T>): Promise<T> {
+export async function transaction<T>(
+  ctx: AppContext,
+  work: (tx: Tx, afterCommit: AfterCommit) => Promise<T>,
+): Promise<T> {
   const pending: (() => void | Promise<void>)[] = [];
   const result = await ctx.db.kysely.transaction().execute((tx) => work(tx, (fn) => pending.push(fn)));
   for (const fn of pending) {

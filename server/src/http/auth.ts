@@ -52,6 +52,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
 /** The caller, or 401 `auth_required` / `invalid_api_key`. */
 export function requireUser(request: FastifyRequest): UserRow {
   if (request.user !== null) return request.user;
-  if (request.authProblem === 'invalid') throw new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
+  if (request.authProblem === 'invalid')
+    throw new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
   throw new ApiError(401, 'auth_required', 'You need to log in');
 }

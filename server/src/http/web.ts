@@ -38,7 +38,9 @@ export function renderIndexHtml(config: Config): string {
     `<base href="${config.basePath}/">` +
     `<meta name="kith-base-path" content="${config.basePath}">` +
     `<meta name="kith-default-lang" content="${config.defaultLang}">`;
-  return html.includes('<!--kith-config-->') ? html.replace('<!--kith-config-->', tags) : html.replace('<head>', `<head>${tags}`);
+  return html.includes('<!--kith-config-->')
+    ? html.replace('<!--kith-config-->', tags)
+    : html.replace('<head>', `<head>${tags}`);
 }
 
 /** Serves the built client's assets under the base path; client routes fall back to `index.html`. */

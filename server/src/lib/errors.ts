@@ -31,5 +31,10 @@ export const missingField = (field: string, message = `The field ${field} is req
   new ApiError(400, 'missing_field', message, field);
 export const invalidField = (field: string, message = `The field ${field} is not valid`): ApiError =>
   new ApiError(400, 'invalid_field', message, field);
-export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many attempts. Please wait a few minutes.'): ApiError =>
-  new ApiError(429, 'too_many_requests', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+export const tooManyRequests = (
+  retryAfterSeconds: number,
+  message = 'Too many attempts. Please wait a few minutes.',
+): ApiError =>
+  new ApiError(429, 'too_many_requests', message, undefined, {
+    'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });

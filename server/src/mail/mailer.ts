@@ -54,6 +54,5 @@ export class OutboxMailer implements Mailer {
 
 /** RFC 2047 encoding for a header that is not plain ASCII. */
 function encodeHeader(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }

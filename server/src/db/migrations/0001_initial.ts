@@ -94,7 +94,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('password_reset_keys')
     .columns(['user_id', 'created_at'])
     .execute();
-
 }
 
 export async function down(): Promise<void> {

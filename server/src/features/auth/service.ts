@@ -17,7 +17,12 @@ import { passwordChangedMail, passwordResetMail } from './mails.js';
 const INVALID_CREDENTIALS = 'Invalid login/password';
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
 const invalidPassword = () =>
-  new ApiError(400, 'invalid_password', `The password must be ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters long`, 'password');
+  new ApiError(
+    400,
+    'invalid_password',
+    `The password must be ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters long`,
+    'password',
+  );
 const invalidEmail = () => new ApiError(400, 'invalid_email', 'This e-mail address is not valid', 'login');
 const RESET_KEY_TTL_MS = 60 * 60 * 1000;
 
@@ -30,7 +35,13 @@ function apiKeyOf(ctx: AppContext, user: UserRow): string {
  * Checks a password the way login does, with login's throttles: failures count per login and
  * address and per login, unknown logins exactly like known ones (contract §1.6).
  */
-async function checkCredentials(ctx: AppContext, user: UserRow | undefined, login: string, password: string, ip: string): Promise<UserRow> {
+async function checkCredentials(
+  ctx: AppContext,
+  user: UserRow | undefined,
+  login: string,
+  password: string,
+  ip: string,
+): Promise<UserRow> {
   const perLoginAndIp = new Throttle(ctx.limiter, 'loginFailuresPerLoginAndIp', `${login}|${ip}`);
   const perLogin = new Throttle(ctx.limiter, 'loginFailuresPerLogin', login);
   perLoginAndIp.check();
@@ -151,11 +162,23 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
       .where('created_at', '>', now - 60 * 60 * 1000)
       .executeTakeFirstOrThrow();
     if (Number(recent.n) >= 3) return; // 3 mails per account and hour; later requests send nothing.
-    await tx.updateTable('password_reset_keys').set({ used_at: now }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
+    await tx
+      .updateTable('password_reset_keys')
+      .set({ used_at: now })
+      .where('user_id', '=', user.id)
+      .where('used_at', 'is', null)
+      .execute();
     const key = randomToken();
     await tx
       .insertInto('password_reset_keys')
-      .values({ id: newId(), user_id: user.id, key_hash: sha256(key), created_at: now, expires_at: now + RESET_KEY_TTL_MS, used_at: null })
+      .values({
+        id: newId(),
+        user_id: user.id,
+        key_hash: sha256(key),
+        created_at: now,
+        expires_at: now + RESET_KEY_TTL_MS,
+        used_at: null,
+      })
       .execute();
     const link = `${ctx.config.publicUrl}/password-reset?mail=${encodeURIComponent(user.login)}&key=${encodeURIComponent(key)}`;
     afterCommit(() => sendLater(ctx, passwordResetMail(user, link)));
@@ -198,7 +221,8 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
       .where('user_id', '=', found.userId)
       .where('used_at', 'is', null)
       .executeTakeFirst();
-    if (Number(spent.numUpdatedRows) === 0) throw new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
+    if (Number(spent.numUpdatedRows) === 0)
+      throw new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
     const user = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
     afterCommit(() => sendLater(ctx, passwordChangedMail(user)));
   });
@@ -212,7 +236,11 @@ export async function rotateApiKey(
   apiKey: { hash: string; sealed: string },
   extra: { passwordHash?: string; now: number },
 ): Promise<UserRow> {
-  const current = await tx.selectFrom('users').select('api_key_version').where('id', '=', userId).executeTakeFirstOrThrow();
+  const current = await tx
+    .selectFrom('users')
+    .select('api_key_version')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   await tx
     .updateTable('users')
     .set({
@@ -229,6 +257,8 @@ export async function rotateApiKey(
 /** Hands a mail to the mailer without making the request wait for it. */
 export function sendLater(ctx: AppContext, mail: Parameters<AppContext['mailer']['send']>[0]): void {
   setImmediate(() => {
-    ctx.mailer.send(mail).catch((error: unknown) => ctx.log.error({ err: error, kind: mail.kind }, 'sending a mail failed'));
+    ctx.mailer
+      .send(mail)
+      .catch((error: unknown) => ctx.log.error({ err: error, kind: mail.kind }, 'sending a mail failed'));
   });
 }

@@ -31,7 +31,9 @@ export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
     return renameGroup(ctx, user, groupId(request.params.id), Body.of(request.body).string('name'));
   });
 
-  app.post<IdParams>('/groups/:id/leave', (request) => leaveGroup(ctx, requireUser(request), groupId(request.params.id)));
+  app.post<IdParams>('/groups/:id/leave', (request) =>
+    leaveGroup(ctx, requireUser(request), groupId(request.params.id)),
+  );
 
   app.post<IdParams>('/groups/:id/reset-invite-key', (request) =>
     resetInviteKey(ctx, requireUser(request), groupId(request.params.id)),

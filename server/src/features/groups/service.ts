@@ -13,14 +13,26 @@ export function readGroupName(raw: string | undefined): string {
   if (raw === undefined) throw missingField('name', 'The group name is required');
   const name = normalizeName(raw);
   if (name === null) {
-    throw new ApiError(400, 'invalid_name', 'The name must be 1 to 128 characters, without < > or control characters', 'name');
+    throw new ApiError(
+      400,
+      'invalid_name',
+      'The name must be 1 to 128 characters, without < > or control characters',
+      'name',
+    );
   }
   return name;
 }
 
 /** Inserts a group with a fresh invite key (a random UUID, like Zusam's). */
 export async function insertGroup(tx: Tx, name: string, now: number): Promise<GroupRow> {
-  const group: GroupRow = { id: newId(), name, secret_key: newId(), created_at: now, last_activity_date: now, emptied_at: null };
+  const group: GroupRow = {
+    id: newId(),
+    name,
+    secret_key: newId(),
+    created_at: now,
+    last_activity_date: now,
+    emptied_at: null,
+  };
   await tx.insertInto('groups').values(group).execute();
   return group;
 }
@@ -29,21 +41,34 @@ export async function insertGroup(tx: Tx, name: string, now: number): Promise<Gr
  * Adds `user` to `group` unless already a member. Returns whether they joined. A joiner without a
  * default group gets this one; a group waiting to be purged is kept; the other members are told.
  */
-export async function addMember(tx: Tx, group: GroupRow, user: UserRow, now: number, options: { notify: boolean }): Promise<boolean> {
+export async function addMember(
+  tx: Tx,
+  group: GroupRow,
+  user: UserRow,
+  now: number,
+  options: { notify: boolean },
+): Promise<boolean> {
   if (await isMember(tx, group.id, user.id)) return false;
   await tx.insertInto('memberships').values({ group_id: group.id, user_id: user.id, joined_at: now }).execute();
-  if (group.emptied_at !== null) await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
+  if (group.emptied_at !== null)
+    await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
   if (user.default_group_id === null) {
     await tx.updateTable('users').set({ default_group_id: group.id }).where('id', '=', user.id).execute();
   }
   if (options.notify) {
-    await notifyGroupMembers(tx, group.id, user.id, {
-      type: 'user_joined_group',
-      target: group.id,
-      fromUserId: user.id,
-      fromGroupId: group.id,
-      fromMessageId: null,
-    }, now);
+    await notifyGroupMembers(
+      tx,
+      group.id,
+      user.id,
+      {
+        type: 'user_joined_group',
+        target: group.id,
+        fromUserId: user.id,
+        fromGroupId: group.id,
+        fromMessageId: null,
+      },
+      now,
+    );
   }
   return true;
 }
@@ -83,14 +108,20 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
     const name = readGroupName(rawName);
     if (name !== group.name) {
       await tx.updateTable('groups').set({ name }).where('id', '=', group.id).execute();
-      await notifyGroupMembers(tx, group.id, user.id, {
-        type: 'group_name_change',
-        target: group.id,
-        fromUserId: user.id,
-        fromGroupId: group.id,
-        fromMessageId: null,
-        data: { previousGroupName: group.name, newGroupName: name },
-      }, ctx.clock.now());
+      await notifyGroupMembers(
+        tx,
+        group.id,
+        user.id,
+        {
+          type: 'group_name_change',
+          target: group.id,
+          fromUserId: user.id,
+          fromGroupId: group.id,
+          fromMessageId: null,
+          data: { previousGroupName: group.name, newGroupName: name },
+        },
+        ctx.clock.now(),
+      );
     }
     return groupAnswer(ctx, tx, { ...group, name });
   });
@@ -116,16 +147,27 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
         .orderBy('group_id')
         .limit(1)
         .executeTakeFirst();
-      await tx.updateTable('users').set({ default_group_id: next?.group_id ?? null }).where('id', '=', user.id).execute();
+      await tx
+        .updateTable('users')
+        .set({ default_group_id: next?.group_id ?? null })
+        .where('id', '=', user.id)
+        .execute();
     }
-    const remaining = await notifyGroupMembers(tx, group.id, user.id, {
-      type: 'user_left_group',
-      target: group.id,
-      fromUserId: user.id,
-      fromGroupId: group.id,
-      fromMessageId: null,
-    }, now);
-    if (remaining.length === 0) await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();
+    const remaining = await notifyGroupMembers(
+      tx,
+      group.id,
+      user.id,
+      {
+        type: 'user_left_group',
+        target: group.id,
+        fromUserId: user.id,
+        fromGroupId: group.id,
+        fromMessageId: null,
+      },
+      now,
+    );
+    if (remaining.length === 0)
+      await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();
     return presentGroupRef(group);
   });
 }

@@ -5,7 +5,9 @@ import type { NotificationView } from './queries.js';
 function parseData(raw: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -16,7 +18,12 @@ export function presentNotification(n: NotificationView) {
   // A deleted author leaves `from_user_id` null (the foreign key sets it), and the join finds nothing.
   const fromUser =
     n.from_user_id !== null && n.from_user_name !== null
-      ? { id: n.from_user_id, entityType: 'user' as const, name: n.from_user_name, avatar: presentAvatar(n.from_user_avatar_id) }
+      ? {
+          id: n.from_user_id,
+          entityType: 'user' as const,
+          name: n.from_user_name,
+          avatar: presentAvatar(n.from_user_avatar_id),
+        }
       : null;
   return {
     id: n.id,

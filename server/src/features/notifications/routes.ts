@@ -52,7 +52,11 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     const n = await loadOwn(user.id, request.params.id);
     const read = Body.of(request.body).boolean('read');
     if (read === undefined) return presentNotification(n);
-    await ctx.db.kysely.updateTable('notifications').set({ read: read ? 1 : 0 }).where('id', '=', n.id).execute();
+    await ctx.db.kysely
+      .updateTable('notifications')
+      .set({ read: read ? 1 : 0 })
+      .where('id', '=', n.id)
+      .execute();
     return presentNotification({ ...n, read: read ? 1 : 0 });
   });
 

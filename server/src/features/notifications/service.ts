@@ -18,7 +18,12 @@ export interface NotificationInput {
 const INSERT_CHUNK = 500;
 
 /** Creates one notification per recipient in a few multi-row inserts (never one query per member). */
-export async function notifyUsers(tx: Tx, recipients: string[], input: NotificationInput, now: number): Promise<string[]> {
+export async function notifyUsers(
+  tx: Tx,
+  recipients: string[],
+  input: NotificationInput,
+  now: number,
+): Promise<string[]> {
   const rows = recipients.map((userId) => ({
     id: newId(),
     user_id: userId,
@@ -33,7 +38,10 @@ export async function notifyUsers(tx: Tx, recipients: string[], input: Notificat
     title: input.title ?? '',
   }));
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await tx.insertInto('notifications').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    await tx
+      .insertInto('notifications')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
   }
   return rows.map((r) => r.id);
 }

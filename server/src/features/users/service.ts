@@ -1,4 +1,11 @@
-import { NOTIFICATION_EMAIL_FREQUENCIES, isValidLangCode, isValidNewPassword, normalizeEmail, normalizeName, LIMITS } from '@kith/common';
+import {
+  NOTIFICATION_EMAIL_FREQUENCIES,
+  isValidLangCode,
+  isValidNewPassword,
+  normalizeEmail,
+  normalizeName,
+  LIMITS,
+} from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
@@ -52,7 +59,8 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     if (login === null) throw new ApiError(400, 'invalid_email', 'This e-mail address is not valid', 'login');
     if (login !== caller.login) {
       const other = await findUserByLogin(ctx.db.kysely, login);
-      if (other !== undefined) throw new ApiError(409, 'login_taken', 'Another account already uses this e-mail address', 'login');
+      if (other !== undefined)
+        throw new ApiError(409, 'login_taken', 'Another account already uses this e-mail address', 'login');
       newLogin = login;
       changes.login = login;
     }
@@ -61,7 +69,12 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
   const password = body.string('password');
   if (password !== undefined && password !== '') {
     if (!isValidNewPassword(password)) {
-      throw new ApiError(400, 'invalid_password', `The password must be ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters long`, 'password');
+      throw new ApiError(
+        400,
+        'invalid_password',
+        `The password must be ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters long`,
+        'password',
+      );
     }
   }
 
@@ -78,7 +91,10 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     const frequency = data.string('notification_emails');
     if (frequency !== undefined) {
       if (!(NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(frequency)) {
-        throw invalidField('data.notification_emails', `The frequency must be one of ${NOTIFICATION_EMAIL_FREQUENCIES.join(', ')}`);
+        throw invalidField(
+          'data.notification_emails',
+          `The frequency must be one of ${NOTIFICATION_EMAIL_FREQUENCIES.join(', ')}`,
+        );
       }
       changes.notification_emails = frequency;
     }
@@ -135,17 +151,27 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
     await tx.deleteFrom('users').where('id', '=', caller.id).execute();
     if (groups.length > 0) {
       const groupIds = groups.map((g) => g.group_id);
-      const stillUsed = await tx.selectFrom('memberships').select('group_id').distinct().where('group_id', 'in', groupIds).execute();
+      const stillUsed = await tx
+        .selectFrom('memberships')
+        .select('group_id')
+        .distinct()
+        .where('group_id', 'in', groupIds)
+        .execute();
       const used = new Set(stillUsed.map((g) => g.group_id));
       const emptied = groupIds.filter((id) => !used.has(id));
-      if (emptied.length > 0) await tx.updateTable('groups').set({ emptied_at: now }).where('id', 'in', emptied).execute();
+      if (emptied.length > 0)
+        await tx.updateTable('groups').set({ emptied_at: now }).where('id', 'in', emptied).execute();
     }
     afterCommit(() => sendLater(ctx, accountDeletedMail(caller)));
   });
 }
 
 /** POST /api/users/{id}/reset-api-key: the old key stops working at once (contract §4.5). */
-export async function resetApiKey(ctx: AppContext, caller: UserRow, targetId: string | null): Promise<{ apiKey: string }> {
+export async function resetApiKey(
+  ctx: AppContext,
+  caller: UserRow,
+  targetId: string | null,
+): Promise<{ apiKey: string }> {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only reset your own API key');
   const key = newApiKey(ctx);
   await transaction(ctx, (tx) => rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() }));

@@ -1,0 +1,72 @@
+import type { AppContext } from '../src/context.js';
+import { transaction } from '../src/db/transaction.js';
+import { newApiKey } from '../src/features/auth/api-keys.js';
+import { insertUser } from '../src/features/auth/service.js';
+import type { GroupRow } from '../src/features/groups/queries.js';
+import { addMember, insertGroup } from '../src/features/groups/service.js';
+import type { UserRow } from '../src/features/users/queries.js';
+import { hashPassword } from '../src/lib/passwords.js';
+
+/** The password every factory user has unless a test gives another. */
+export const DEFAULT_PASSWORD = 'correct horse battery';
+
+// argon2 is slow on purpose; hash the default password once per test file.
+let defaultHash: Promise<string> | undefined;
+let counter = 0;
+
+export interface BuiltUser {
+  user: UserRow;
+  /** The API key, to send as X-AUTH-TOKEN. */
+  key: string;
+  password: string;
+}
+
+/** A user with defaults that can be overridden; each gets a unique login. */
+export async function buildUser(
+  ctx: AppContext,
+  overrides: { name?: string; login?: string; password?: string; notificationEmails?: string | null } = {},
+): Promise<BuiltUser> {
+  counter += 1;
+  const password = overrides.password ?? DEFAULT_PASSWORD;
+  const passwordHash =
+    password === DEFAULT_PASSWORD
+      ? await (defaultHash ??= hashPassword(DEFAULT_PASSWORD))
+      : await hashPassword(password);
+  const apiKey = newApiKey(ctx);
+  const user = await transaction(ctx, (tx) =>
+    insertUser(tx, {
+      login: overrides.login ?? `user${counter}-${Math.random().toString(36).slice(2, 8)}@example.org`,
+      name: overrides.name ?? `User ${counter}`,
+      passwordHash,
+      apiKey,
+      notificationEmails: overrides.notificationEmails ?? null,
+      now: ctx.clock.now(),
+    }),
+  );
+  return { user, key: apiKey.key, password };
+}
+
+/** A group whose members join in the given order (without join notifications unless asked). */
+export async function buildGroup(
+  ctx: AppContext,
+  options: { name?: string; members?: (BuiltUser | UserRow)[]; notify?: boolean } = {},
+): Promise<GroupRow> {
+  counter += 1;
+  return transaction(ctx, async (tx) => {
+    const group = await insertGroup(tx, options.name ?? `Group ${counter}`, ctx.clock.now());
+    let t = ctx.clock.now();
+    for (const member of options.members ?? []) {
+      const user = 'user' in member ? member.user : member;
+      const fresh = await tx.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+      // Distinct join times keep "in the order they joined" deterministic.
+      t += 1;
+      await addMember(tx, group, fresh, t, { notify: options.notify ?? false });
+    }
+    return group;
+  });
+}
+
+/** Reads a user row again (after the API changed it). */
+export function reloadUser(ctx: AppContext, id: string): Promise<UserRow | undefined> {
+  return ctx.db.kysely.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}

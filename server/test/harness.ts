@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
+import { openDatabase } from '../src/db/database.js';
+import type { Clock } from '../src/lib/clock.js';
+import { randomToken } from '../src/lib/secrets.js';
+import type { Mail, Mailer } from '../src/mail/mailer.js';
+import { createContext } from '../src/setup.js';
+import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from './postgres.js';
+
+/** A clock the test moves by hand (throttle windows, key expiry). */
+export class TestClock implements Clock {
+  constructor(private t = Date.now()) {}
+  now(): number {
+    return this.t;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+/** Keeps every mail instead of sending it. */
+export class CapturingMailer implements Mailer {
+  readonly sent: Mail[] = [];
+  send(mail: Mail): Promise<void> {
+    this.sent.push(mail);
+    return Promise.resolve();
+  }
+  /** Mails are handed over after the response; wait until one matches. */
+  async waitFor(predicate: (mail: Mail) => boolean, timeoutMs = 2000): Promise<Mail> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const mail = this.sent.find(predicate);
+      if (mail !== undefined) return mail;
+      if (Date.now() > deadline) throw new Error('expected mail was not sent');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
+/** The engine this test run uses: the `sqlite` and `postgres` vitest projects set KITH_TEST_DB. */
+export const TEST_DIALECT = process.env.KITH_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: TestClock;
+  mailer: CapturingMailer;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/**
+ * A real app on a real, fresh database of its own: a SQLite file in a temporary folder, or a
+ * PostgreSQL database copied from the migrated template. Each test file builds one.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kith-test-'));
+  let pgName: string | null = null;
+  let database: Record<string, string> = {};
+  if (TEST_DIALECT === 'postgres') {
+    pgName = `${TEST_DB_PREFIX}${inject('postgresTemplate').split('_')[2]}_${randomToken()
+      .slice(0, 10)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}`;
+    const template = inject('postgresTemplate');
+    await withAdmin((client) => client.query(`CREATE DATABASE "${pgName}" TEMPLATE "${template}"`));
+    database = { DATABASE_URL: urlForDatabase(pgName) };
+  }
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SECRET_KEY: 'test-secret-test-secret-test-secret-42',
+    PUBLIC_URL: 'http://kith.test',
+    LOG_LEVEL: 'silent',
+    WEB_DIST: path.join(dataDir, 'no-web-dist'),
+    ...database,
+    ...env,
+  });
+  const clock = new TestClock();
+  const mailer = new CapturingMailer();
+  const db = openDatabase(config.database);
+  const ctx = await createContext(config, { log: pino({ level: 'silent' }), clock, mailer, db });
+  const app = await buildApp(ctx);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    clock,
+    mailer,
+    config,
+    async close() {
+      await app.close();
+      await db.close();
+      if (pgName !== null) {
+        const name = pgName;
+        await withAdmin((client) => dropDatabase(client, name));
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
