@@ -1,0 +1,173 @@
+import { isValidNewPassword, nameFromEmail, normalizeEmail, normalizeName } from '@kith/common';
+import { pino } from 'pino';
+import { loadConfig } from '../config.js';
+import type { AppContext } from '../context.js';
+import { transaction } from '../db/transaction.js';
+import { newApiKey } from '../features/auth/api-keys.js';
+import { insertUser } from '../features/auth/service.js';
+import { findGroupById, findGroupByName, type GroupRow } from '../features/groups/queries.js';
+import { addMember, insertGroup } from '../features/groups/service.js';
+import { findUserByLogin } from '../features/users/queries.js';
+import { newId, parseId } from '../lib/ids.js';
+import { hashPassword } from '../lib/passwords.js';
+import { createContext } from '../setup.js';
+
+/** A refusal the CLI prints on stderr, exiting non-zero. */
+class CliError extends Error {}
+
+const USAGE = `Usage: npm run kith -- <command> [options]
+
+Commands:
+  create-user --email E --password P [--name N] [--group NAME]
+      Create an account. With --group, the user joins the group of that name (created if none has it).
+  create-group --name NAME --owner E
+      Create a group whose first member is the account with e-mail E.
+  invite-link --group ID [--reset]
+      Print the invitation link of a group; --reset makes a new one (the old one stops working).
+
+Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
+
+/** Parses `--name value` pairs and bare `--flag`s. */
+function parseOptions(args: string[]): Map<string, string | true> {
+  const options = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    if (!arg.startsWith('--')) throw new CliError(`Unexpected argument "${arg}"`);
+    const next = args[i + 1];
+    if (next === undefined || next.startsWith('--')) {
+      options.set(arg.slice(2), true);
+    } else {
+      options.set(arg.slice(2), next);
+      i += 1;
+    }
+  }
+  return options;
+}
+
+function required(options: Map<string, string | true>, name: string): string {
+  const value = options.get(name);
+  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`Missing --${name}`);
+  return value;
+}
+
+function optional(options: Map<string, string | true>, name: string): string | undefined {
+  const value = options.get(name);
+  if (value === true) throw new CliError(`--${name} needs a value`);
+  return value;
+}
+
+function groupOut(group: GroupRow) {
+  return { id: group.id, name: group.name, inviteKey: group.secret_key };
+}
+
+async function createUser(ctx: AppContext, options: Map<string, string | true>) {
+  const login = normalizeEmail(required(options, 'email'));
+  if (login === null) throw new CliError('--email is not a valid e-mail address');
+  const password = required(options, 'password');
+  if (!isValidNewPassword(password)) throw new CliError('--password must be 8 to 128 characters');
+  const rawName = optional(options, 'name');
+  const name = rawName === undefined ? nameFromEmail(login) : normalizeName(rawName);
+  if (name === null) throw new CliError('--name must be 1 to 128 characters, without < > or control characters');
+  const rawGroup = optional(options, 'group');
+  const groupName = rawGroup === undefined ? undefined : normalizeName(rawGroup);
+  if (groupName === null) throw new CliError('--group must be 1 to 128 characters, without < > or control characters');
+
+  const passwordHash = await hashPassword(password);
+  const apiKey = newApiKey(ctx);
+  return transaction(ctx, async (tx) => {
+    if ((await findUserByLogin(tx, login)) !== undefined) throw new CliError(`An account already uses ${login}`);
+    const now = ctx.clock.now();
+    const user = await insertUser(tx, {
+      login,
+      name,
+      passwordHash,
+      apiKey,
+      notificationEmails: ctx.config.defaultNotificationEmails,
+      now,
+    });
+    const out: Record<string, unknown> = {
+      user: { id: user.id, login: user.login, name: user.name },
+      apiKey: apiKey.key,
+    };
+    if (groupName !== undefined) {
+      const group = (await findGroupByName(tx, groupName)) ?? (await insertGroup(tx, groupName, now));
+      await addMember(tx, group, user, now, { notify: true });
+      out.group = groupOut(group);
+    }
+    return out;
+  });
+}
+
+async function createGroup(ctx: AppContext, options: Map<string, string | true>) {
+  const name = normalizeName(required(options, 'name'));
+  if (name === null) throw new CliError('--name must be 1 to 128 characters, without < > or control characters');
+  const login = normalizeEmail(required(options, 'owner'));
+  if (login === null) throw new CliError('--owner must be the e-mail address of an account');
+  return transaction(ctx, async (tx) => {
+    const owner = await findUserByLogin(tx, login);
+    if (owner === undefined) throw new CliError(`No account uses ${login}`);
+    const now = ctx.clock.now();
+    const group = await insertGroup(tx, name, now);
+    await addMember(tx, group, owner, now, { notify: false });
+    return { group: groupOut(group) };
+  });
+}
+
+async function inviteLink(ctx: AppContext, options: Map<string, string | true>) {
+  const id = parseId(required(options, 'group'));
+  if (id === null) throw new CliError('--group must be a group id');
+  const reset = options.get('reset') === true;
+  return transaction(ctx, async (tx) => {
+    let group = await findGroupById(tx, id);
+    if (group === undefined) throw new CliError(`No group has the id ${id}`);
+    if (reset) {
+      group = { ...group, secret_key: newId() };
+      await tx.updateTable('groups').set({ secret_key: group.secret_key }).where('id', '=', id).execute();
+    }
+    return { group: groupOut(group), url: `${ctx.config.publicUrl}/invitation/${group.secret_key}` };
+  });
+}
+
+const COMMANDS: Record<string, (ctx: AppContext, options: Map<string, string | true>) => Promise<unknown>> = {
+  'create-user': createUser,
+  'create-group': createGroup,
+  'invite-link': inviteLink,
+};
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Runs one admin command against the configured database (the same `DATA_DIR`/`DATABASE_URL` as
+ * the server, also while it runs). Returns the exit code.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help') {
+    io.stderr(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  const run = COMMANDS[command];
+  if (run === undefined) {
+    io.stderr(`Unknown command "${command}".\n\n${USAGE}\n`);
+    return 2;
+  }
+  let ctx: AppContext | undefined;
+  try {
+    const options = parseOptions(rest);
+    const config = loadConfig(io.env ?? process.env);
+    // Logs go to stderr so that stdout carries only the JSON answer.
+    ctx = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
+    const result = await run(ctx, options);
+    io.stdout(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    io.stderr(`kith ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await ctx?.db.close();
+  }
+}

@@ -1,0 +1,249 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type Config } from './config.js';
+
+const SECRET = 'test-secret-0123456789abcdefghijklmnop';
+const MIB = 1024 * 1024;
+
+let repoRoot: string;
+
+beforeEach(() => {
+  repoRoot = mkdtempSync(path.join(tmpdir(), 'kith-config-'));
+});
+
+afterEach(() => {
+  rmSync(repoRoot, { recursive: true, force: true });
+});
+
+/** Loads a configuration from `env` plus a valid secret, in the temporary checkout. */
+function load(env: Record<string, string | undefined> = {}): Config {
+  return loadConfig({ SECRET_KEY: SECRET, ...env }, { repoRoot });
+}
+
+/** The problems listed by the ConfigError that `env` must cause. */
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    load(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  return expect.unreachable(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  it('uses the documented defaults', () => {
+    const config = load();
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.dataDir).toBe(path.join(repoRoot, 'data'));
+    expect(config.database).toEqual({ kind: 'sqlite', file: path.join(repoRoot, 'data', 'kith.db') });
+    expect(config.basePath).toBe('');
+    expect(config.publicUrl).toBe('http://localhost:8080');
+    expect(config.smtpUrl).toBeNull();
+    expect(config.mailFrom).toBe('Kith <kith@localhost>');
+    expect(config.defaultLang).toBe('en_US');
+    expect(config.defaultNotificationEmails).toBe('none');
+    expect(config.upload).toEqual({ image: true, video: true, audio: true, pdf: true });
+    expect(config.uploadMaxBytes).toEqual({
+      image: 50 * MIB,
+      video: 2048 * MIB,
+      audio: 500 * MIB,
+      pdf: 100 * MIB,
+    });
+    expect(config.allowEmail).toBe(true);
+    expect(config.showInvitationLinks).toBe(true);
+    expect(config.publicLinks).toBe(true);
+    expect(config.trustedProxies).toEqual([]);
+    expect(config.corsOrigins).toEqual([]);
+    expect(config.logLevel).toBe('info');
+    expect(config.secretKey).toBe(SECRET);
+    expect(config.webDist).toBe(path.join(repoRoot, 'web', 'dist'));
+  });
+
+  it('treats empty and blank variables as absent', () => {
+    const config = load({ PORT: '', BASE_PATH: '   ', DEFAULT_LANG: '' });
+    expect(config.port).toBe(8080);
+    expect(config.basePath).toBe('');
+    expect(config.defaultLang).toBe('en_US');
+  });
+
+  it('puts the SQLite file in DATA_DIR, resolved against the checkout', () => {
+    const config = load({ DATA_DIR: 'var/kith' });
+    expect(config.dataDir).toBe(path.join(repoRoot, 'var', 'kith'));
+    expect(config.database).toEqual({ kind: 'sqlite', file: path.join(repoRoot, 'var', 'kith', 'kith.db') });
+  });
+
+  it('does not write a secret file when SECRET_KEY is given', () => {
+    load();
+    expect(existsSync(path.join(repoRoot, 'data', 'secret.key'))).toBe(false);
+  });
+});
+
+describe('loadConfig secret', () => {
+  it('generates a secret into <DATA_DIR>/secret.key and reuses it on the next load', () => {
+    const first = loadConfig({}, { repoRoot });
+    const file = path.join(repoRoot, 'data', 'secret.key');
+    expect(existsSync(file)).toBe(true);
+    expect(first.secretKey.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey);
+    // Only the server's user may read it.
+    expect(statSync(file).mode & 0o077).toBe(0);
+
+    const second = loadConfig({}, { repoRoot });
+    expect(second.secretKey).toBe(first.secretKey);
+  });
+
+  it('generates a different secret for another data folder', () => {
+    const a = loadConfig({ DATA_DIR: 'a' }, { repoRoot });
+    const b = loadConfig({ DATA_DIR: 'b' }, { repoRoot });
+    expect(a.secretKey).not.toBe(b.secretKey);
+  });
+});
+
+describe('loadConfig values', () => {
+  it('reads PORT', () => {
+    expect(load({ PORT: '3000' }).port).toBe(3000);
+    expect(load({ PORT: '3000' }).publicUrl).toBe('http://localhost:3000');
+  });
+
+  it.each(['postgres://kith:pw@db:5432/kith', 'postgresql://kith@localhost/kith'])(
+    'DATABASE_URL %s selects PostgreSQL',
+    (url) => {
+      expect(load({ DATABASE_URL: url }).database).toEqual({ kind: 'postgres', url });
+    },
+  );
+
+  it('BASE_PATH family/ becomes /family, and the default PUBLIC_URL includes it', () => {
+    const config = load({ BASE_PATH: 'family/' });
+    expect(config.basePath).toBe('/family');
+    expect(config.publicUrl).toBe('http://localhost:8080/family');
+  });
+
+  it.each([
+    ['/family', '/family'],
+    ['/family/', '/family'],
+    ['/', ''],
+    ['/a/b', '/a/b'],
+  ])('BASE_PATH %j becomes %j', (value, expected) => {
+    expect(load({ BASE_PATH: value }).basePath).toBe(expected);
+  });
+
+  it('removes the trailing slash of PUBLIC_URL', () => {
+    expect(load({ PUBLIC_URL: 'https://example.org/family/' }).publicUrl).toBe('https://example.org/family');
+    expect(load({ PUBLIC_URL: 'https://example.org/' }).publicUrl).toBe('https://example.org');
+    expect(load({ PUBLIC_URL: 'https://example.org' }).publicUrl).toBe('https://example.org');
+  });
+
+  it('reads TRUSTED_PROXIES and CORS_ORIGINS as comma-separated lists', () => {
+    const config = load({
+      TRUSTED_PROXIES: ' 10.0.0.1, 192.168.0.0/16 ,,::1 ',
+      CORS_ORIGINS: 'https://app.example.org, http://localhost:5173',
+    });
+    expect(config.trustedProxies).toEqual(['10.0.0.1', '192.168.0.0/16', '::1']);
+    expect(config.corsOrigins).toEqual(['https://app.example.org', 'http://localhost:5173']);
+  });
+
+  it('reads booleans, sizes, language, frequency, SMTP and log level', () => {
+    const config = load({
+      UPLOAD_VIDEO: 'false',
+      UPLOAD_AUDIO: 'no',
+      UPLOAD_PDF: '0',
+      UPLOAD_IMAGE: 'TRUE',
+      UPLOAD_MAX_PDF_MB: '7',
+      ALLOW_EMAIL: 'off',
+      SHOW_INVITATION_LINKS: 'false',
+      PUBLIC_LINKS: 'no',
+      DEFAULT_LANG: 'fr_FR',
+      DEFAULT_NOTIFICATION_EMAILS: 'weekly',
+      SMTP_URL: 'smtps://user:pass@mail.example.org:465',
+      LOG_LEVEL: 'debug',
+      MAIL_FROM: 'Family <family@example.org>',
+    });
+    expect(config.upload).toEqual({ image: true, video: false, audio: false, pdf: false });
+    expect(config.uploadMaxBytes.pdf).toBe(7 * MIB);
+    expect(config.allowEmail).toBe(false);
+    expect(config.showInvitationLinks).toBe(false);
+    expect(config.publicLinks).toBe(false);
+    expect(config.defaultLang).toBe('fr_FR');
+    expect(config.defaultNotificationEmails).toBe('weekly');
+    expect(config.smtpUrl).toBe('smtps://user:pass@mail.example.org:465');
+    expect(config.logLevel).toBe('debug');
+    expect(config.mailFrom).toBe('Family <family@example.org>');
+  });
+});
+
+describe('loadConfig refuses bad values with ConfigError', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['BASE_PATH', '/a b'],
+    ['PUBLIC_URL', 'ftp://x'],
+    ['PUBLIC_URL', 'not a url'],
+    ['SMTP_URL', 'http://x'],
+    ['UPLOAD_VIDEO', 'maybe'],
+    ['UPLOAD_MAX_IMAGE_MB', '0'],
+    ['DEFAULT_LANG', '!!'],
+    ['DEFAULT_NOTIFICATION_EMAILS', 'often'],
+    ['LOG_LEVEL', 'loud'],
+    ['SECRET_KEY', 'short'],
+    ['CORS_ORIGINS', 'not-a-url'],
+  ])('%s=%j', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+  });
+
+  it.each(['ALLOW_EMAIL', 'SHOW_INVITATION_LINKS', 'PUBLIC_LINKS'])('%s=maybe', (name) => {
+    const problems = problemsOf({ [name]: 'maybe' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+  });
+
+  it('lists every problem at once', () => {
+    const bad = {
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://x',
+      BASE_PATH: '/a b',
+      PUBLIC_URL: 'ftp://x',
+      SMTP_URL: 'http://x',
+      UPLOAD_VIDEO: 'maybe',
+      DEFAULT_LANG: '!!',
+      DEFAULT_NOTIFICATION_EMAILS: 'often',
+      LOG_LEVEL: 'loud',
+      SECRET_KEY: 'short',
+      CORS_ORIGINS: 'not-a-url',
+    };
+    const problems = problemsOf(bad);
+    expect(problems).toHaveLength(Object.keys(bad).length);
+    for (const name of Object.keys(bad)) {
+      expect(
+        problems.some((p) => p.includes(name)),
+        `${name} in ${JSON.stringify(problems)}`,
+      ).toBe(true);
+    }
+  });
+
+  it('writes every problem into the error message', () => {
+    let error: unknown;
+    try {
+      load({ PORT: 'abc', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { message, name } = error as ConfigError;
+    expect(name).toBe('ConfigError');
+    expect(message).toContain('PORT');
+    expect(message).toContain('LOG_LEVEL');
+  });
+
+  it('does not generate a secret when the configuration is refused', () => {
+    expect(() => loadConfig({ PORT: 'abc' }, { repoRoot })).toThrow(ConfigError);
+    expect(existsSync(path.join(repoRoot, 'data', 'secret.key'))).toBe(false);
+  });
+});
