@@ -59,7 +59,10 @@ function ensureSystemPackages(packages) {
   if (missing.length === 0) return;
   log(`installing Debian packages: ${missing.join(', ')}`);
   const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
-  const apt = (args) => run(sudo[0] ?? 'apt-get', sudo.length ? ['apt-get', ...args] : args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (args) =>
+    run(sudo[0] ?? 'apt-get', sudo.length ? ['apt-get', ...args] : args, {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   apt(['update', '-q']);
   apt(['install', '-y', '-q', '--no-install-recommends', ...missing]);
 }

@@ -198,9 +198,12 @@ describe('LIMITS and IMAGE_SIZES (values fixed by the contract)', () => {
     expect(IMAGE_SIZES.thumbnail as readonly string[]).toContain(size);
   });
 
-  it.each(['320/180', '160/160', '100/100', '80/80', '200/200', '270/270', '1024/270'])('allows the crop %s', (size) => {
-    expect(IMAGE_SIZES.crop as readonly string[]).toContain(size);
-  });
+  it.each(['320/180', '160/160', '100/100', '80/80', '200/200', '270/270', '1024/270'])(
+    'allows the crop %s',
+    (size) => {
+      expect(IMAGE_SIZES.crop as readonly string[]).toContain(size);
+    },
+  );
 
   it('allows no other sizes (the thumbnail store stays bounded)', () => {
     expect(IMAGE_SIZES.thumbnail).toHaveLength(5);

@@ -38,7 +38,7 @@ export function isValidNewPassword(value: string): boolean {
 
 /** A language code such as `fr_FR`, `zgh` or `zh_Hans`: letters, optional `_` and 2–4 letters, ≤ 16. */
 export function isValidLangCode(value: string): boolean {
-  return value.length <= LIMITS.langCode && /^[A-Za-z]{2,8}(_[A-Za-z]{2,4})?$/.test(value);
+  return value.length <= LIMITS.langCode && /^[A-Za-z]{2,16}(_[A-Za-z]{2,4})?$/.test(value);
 }
 
 /** The name a new account gets from its e-mail: the part before `@`, without `<` and `>`, ≤ 128. */

@@ -42,11 +42,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, {});
     try {
-      const value: unknown = JSON.parse(text);
+      // NUL characters are refused: PostgreSQL cannot store them, and no text needs them.
+      const value: unknown = JSON.parse(text, (_key, v: unknown) => {
+        if (typeof v === 'string' && v.includes('\u0000')) throw new Error('NUL character');
+        return v;
+      });
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
       done(null, value);
     } catch {
-      done(new ApiError(400, 'invalid_json', 'The request body must be a JSON object'));
+      done(new ApiError(400, 'invalid_json', 'The request body must be a JSON object without NUL characters'));
     }
   });
 

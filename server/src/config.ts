@@ -179,6 +179,10 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
 
   const webDist = path.resolve(repoRoot, read('WEB_DIST') ?? 'web/dist');
 
+  const allowEmail = bool('ALLOW_EMAIL', true);
+  const showInvitationLinks = bool('SHOW_INVITATION_LINKS', true);
+  const publicLinks = bool('PUBLIC_LINKS', true);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   if (secretKey === '') secretKey = readOrCreateSecret(dataDir);
@@ -192,13 +196,13 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     publicUrl,
     smtpUrl,
     mailFrom: read('MAIL_FROM') ?? 'Kith <kith@localhost>',
-    allowEmail: bool('ALLOW_EMAIL', true),
+    allowEmail,
     upload,
     uploadMaxBytes,
     defaultLang,
     defaultNotificationEmails: frequency as NotificationEmailFrequency,
-    showInvitationLinks: bool('SHOW_INVITATION_LINKS', true),
-    publicLinks: bool('PUBLIC_LINKS', true),
+    showInvitationLinks,
+    publicLinks,
     trustedProxies,
     corsOrigins,
     secretKey,

@@ -5,10 +5,15 @@ import type { Clock } from './clock.js';
  * a shared store for several processes plugs in behind the same interface.
  */
 export interface RateLimiter {
-  /** How many hits `key` has in the last `windowMs`, and when the oldest of them expires. */
-  count(key: string, windowMs: number): { count: number; retryAfterMs: number };
+  /**
+   * How many hits `key` has in the last `windowMs`, and how long until it is back under `limit`
+   * (0 when it already is).
+   */
+  count(key: string, windowMs: number, limit: number): { count: number; retryAfterMs: number };
   /** Records one hit for `key`. */
   hit(key: string): void;
+  /** Takes back the most recent hit of `key` (an attempt counted in advance that succeeded). */
+  undo(key: string): void;
   /** Forgets every hit of `key` (a successful login clears its failures). */
   reset(key: string): void;
 }
@@ -27,12 +32,13 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly clock: Clock) {}
 
-  count(key: string, windowMs: number): { count: number; retryAfterMs: number } {
+  count(key: string, windowMs: number, limit: number): { count: number; retryAfterMs: number } {
     const now = this.clock.now();
     const times = this.hits.get(key) ?? [];
     const recent = times.filter((t) => t > now - windowMs);
-    const oldest = recent[0];
-    return { count: recent.length, retryAfterMs: oldest === undefined ? 0 : oldest + windowMs - now };
+    // Back under the limit once all but `limit - 1` of the recent hits have expired.
+    const blocking = recent.length >= limit ? recent[recent.length - limit] : undefined;
+    return { count: recent.length, retryAfterMs: blocking === undefined ? 0 : blocking + windowMs - now };
   }
 
   hit(key: string): void {
@@ -41,6 +47,12 @@ export class MemoryRateLimiter implements RateLimiter {
     const times = this.hits.get(key) ?? [];
     times.push(now);
     this.hits.set(key, times);
+  }
+
+  undo(key: string): void {
+    const times = this.hits.get(key);
+    times?.pop();
+    if (times?.length === 0) this.hits.delete(key);
   }
 
   reset(key: string): void {

@@ -24,6 +24,8 @@ const invalidPassword = () =>
     'password',
   );
 const invalidEmail = () => new ApiError(400, 'invalid_email', 'This e-mail address is not valid', 'login');
+const invalidResetKey = () =>
+  new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
 const RESET_KEY_TTL_MS = 60 * 60 * 1000;
 
 /** The user's API key in clear, to hand back at login (contract §1.2). */
@@ -46,16 +48,17 @@ async function checkCredentials(
   const perLogin = new Throttle(ctx.limiter, 'loginFailuresPerLogin', login);
   perLoginAndIp.check();
   perLogin.check();
+  // Counted as failures before the (slow) check, so parallel guesses cannot slip past the limit;
+  // a success takes them back.
+  perLoginAndIp.hit();
+  perLogin.hit();
   const ok =
     user !== undefined && password.length <= LIMITS.loginPasswordMax
       ? await verifyPassword(user.password_hash, password)
       : await verifyDummyPassword(password);
-  if (!ok || user === undefined) {
-    perLoginAndIp.hit();
-    perLogin.hit();
-    throw invalidCredentials();
-  }
+  if (!ok || user === undefined) throw invalidCredentials();
   perLoginAndIp.reset();
+  perLogin.undo();
   return user;
 }
 
@@ -197,6 +200,8 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
   if (!isValidNewPassword(password)) throw invalidPassword();
 
   const now = ctx.clock.now();
+  // Counted before the lookup so parallel guesses cannot slip past the limit; a success takes it back.
+  failures.hit();
   const found = await ctx.db.kysely
     .selectFrom('password_reset_keys')
     .innerJoin('users', 'users.id', 'password_reset_keys.user_id')
@@ -206,10 +211,8 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
     .where('password_reset_keys.expires_at', '>', now)
     .where('users.login', '=', mail)
     .executeTakeFirst();
-  if (found === undefined) {
-    failures.hit();
-    throw new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
-  }
+  if (found === undefined) throw invalidResetKey();
+  failures.undo();
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);

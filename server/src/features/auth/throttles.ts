@@ -33,7 +33,7 @@ export class Throttle {
   /** Throws 429 when the subject is already at its limit. */
   check(): void {
     const { limit, windowMs } = THROTTLES[this.name];
-    const { count, retryAfterMs } = this.limiter.count(this.key, windowMs);
+    const { count, retryAfterMs } = this.limiter.count(this.key, windowMs, limit);
     if (count >= limit) throw tooManyRequests(retryAfterMs / 1000);
   }
 
@@ -45,6 +45,11 @@ export class Throttle {
 
   hit(): void {
     this.limiter.hit(this.key);
+  }
+
+  /** Takes back an attempt counted in advance, once it turned out to succeed. */
+  undo(): void {
+    this.limiter.undo(this.key);
   }
 
   reset(): void {

@@ -8,7 +8,11 @@ export function findGroupById(db: Q, id: string): Promise<GroupRow | undefined> 
   return db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findGroupBySecretKey(db: Q, key: string): Promise<GroupRow | undefined> {
+// Invite keys are UUIDs (ours and Zusam's); anything else cannot match and is not looked up.
+const INVITE_KEY_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
+
+export async function findGroupBySecretKey(db: Q, key: string): Promise<GroupRow | undefined> {
+  if (!INVITE_KEY_SHAPE.test(key)) return undefined;
   return db.selectFrom('groups').selectAll().where('secret_key', '=', key).executeTakeFirst();
 }
 
