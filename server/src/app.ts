@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppContext } from './context.js';
 import { LIMITS } from '@kith/common';
@@ -15,6 +15,13 @@ import { ApiError } from './lib/errors.js';
 import { newId } from './lib/ids.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Headers on every API answer (contract §1.4); routes may set their own Cache-Control. */
+const API_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+} as const;
 
 /**
  * Builds the Fastify app without listening: `main.ts` serves it, tests drive it in process with
@@ -33,7 +40,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // On SIGTERM, in-flight requests finish; idle keep-alive connections are closed at once.
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long enough for any real key or token in a path; longer ones answer 404 in the envelope.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // Errors Fastify meets before routing (a malformed URL, an over-long parameter) get the same
+    // envelope and headers as every other answer.
+    frameworkErrors: (error, request, rawReply) => {
+      const reply = rawReply as FastifyReply;
+      const apiError =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new ApiError(400, 'invalid_field', 'The URL is malformed')
+          : new ApiError(404, 'not_found', 'Not found');
+      void reply
+        .code(apiError.status)
+        .headers({ ...API_HEADERS, 'X-Request-Id': request.id })
+        .send(apiError.toBody());
+    },
   });
 
   // Bodies are JSON whatever the Content-Type (contract §1.3); an empty body counts as {}.
@@ -66,8 +87,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
-    void reply.header('X-Content-Type-Options', 'nosniff');
-    void reply.header('Referrer-Policy', 'same-origin');
+    void reply.header('X-Content-Type-Options', API_HEADERS['X-Content-Type-Options']);
+    void reply.header('Referrer-Policy', API_HEADERS['Referrer-Policy']);
     // CORS only for origins the operator listed; credentials are never allowed (contract §1.1).
     const origin = request.headers.origin;
     if (origin !== undefined && config.corsOrigins.includes(origin)) {
@@ -83,9 +104,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
 
+  const isApiPath = (url: string) => {
+    const path = url.split('?', 1)[0] ?? '';
+    return path === apiPrefix || path.startsWith(`${apiPrefix}/`);
+  };
+
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith(`${apiPrefix}/`) && !reply.hasHeader('Cache-Control')) {
-      void reply.header('Cache-Control', 'no-store');
+    if (isApiPath(request.url) && !reply.hasHeader('Cache-Control')) {
+      void reply.header('Cache-Control', API_HEADERS['Cache-Control']);
     }
     return payload;
   });
@@ -121,7 +147,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '';
-    if (path === apiPrefix || path.startsWith(`${apiPrefix}/`)) {
+    if (isApiPath(path)) {
       const allowed = METHODS.filter((m) => apiPaths.find(m, path) !== null);
       if (allowed.length > 0) {
         throw new ApiError(405, 'method_not_allowed', `Use ${allowed.join(', ')} on this path`, undefined, {

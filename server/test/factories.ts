@@ -54,13 +54,14 @@ export async function buildGroup(
   counter += 1;
   return transaction(ctx, async (tx) => {
     const group = await insertGroup(tx, options.name ?? `Group ${counter}`, ctx.clock.now());
-    let t = ctx.clock.now();
-    for (const member of options.members ?? []) {
+    const members = options.members ?? [];
+    for (const [index, member] of members.entries()) {
       const user = 'user' in member ? member.user : member;
       const fresh = await tx.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
-      // Distinct join times keep "in the order they joined" deterministic.
-      t += 1;
-      await addMember(tx, group, fresh, t, { notify: options.notify ?? false });
+      // Distinct join times, all before "now", keep "in the order they joined" deterministic, also
+      // against joins the test makes next through the API.
+      const joinedAt = ctx.clock.now() - members.length + index;
+      await addMember(tx, group, fresh, joinedAt, { notify: options.notify ?? false });
     }
     return group;
   });

@@ -36,16 +36,18 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     else request.user = user;
   });
 
-  // Every successful authenticated write marks the caller active (contract §1.11).
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.user === null || reply.statusCode >= 400) return;
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+  // Every successful authenticated write marks the caller active (contract §1.11). Done before the
+  // answer leaves, so the caller's next request already sees it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.user === null || reply.statusCode >= 400) return payload;
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
     await ctx.db.kysely
       .updateTable('users')
       .set({ last_activity_date: ctx.clock.now() })
       .where('id', '=', request.user.id)
       .execute()
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
+    return payload;
   });
 }
 

@@ -12,8 +12,12 @@ export function toApiError(error: FastifyError | Error): ApiError {
   if ((error as FastifyError).validation !== undefined) {
     return new ApiError(400, 'invalid_field', 'A field of the request is not valid');
   }
+  if (code?.startsWith('FST_ERR_CTP_') === true) {
+    return new ApiError(400, 'invalid_json', 'The request body could not be read');
+  }
+  if (status === 404 || status === 403) return new ApiError(404, 'not_found', 'Not found');
   if (status !== undefined && status >= 400 && status < 500) {
-    return new ApiError(400, 'invalid_json', 'The request could not be read');
+    return new ApiError(400, 'invalid_field', 'The request is not valid');
   }
   return new ApiError(500, 'internal_error', 'An unexpected error happened. It was logged with the request id');
 }

@@ -51,7 +51,8 @@ export async function registerWebClient(app: FastifyInstance, config: Config): P
       root: config.webDist,
       prefix: `${config.basePath}/`,
       index: false,
-      wildcard: true,
+      // One route per built file: folders and unknown paths fall through to the client's index.html.
+      wildcard: false,
       // Vite names assets by content hash, so they can be cached for a year.
       setHeaders: (reply, filePath) => {
         void reply.header(

@@ -174,7 +174,10 @@ describe('POST /api/login (§3.2)', () => {
   });
 
   it('does not trim the password', async () => {
-    const res = await api.post('/login', { body: { login: ana.user.login, password: ` ${ana.password} ` }, ip: nextIp() });
+    const res = await api.post('/login', {
+      body: { login: ana.user.login, password: ` ${ana.password} ` },
+      ip: nextIp(),
+    });
     expectError(res, 401, 'invalid_credentials', { message: INVALID_LOGIN });
   });
 
@@ -186,14 +189,22 @@ describe('POST /api/login (§3.2)', () => {
   });
 
   it('answers missing_field "Login cannot be empty" without a login', async () => {
-    for (const body of [{ password: ana.password }, { login: null, password: ana.password }, { login: '   ', password: 'x' }]) {
+    for (const body of [
+      { password: ana.password },
+      { login: null, password: ana.password },
+      { login: '   ', password: 'x' },
+    ]) {
       const res = await api.post('/login', { body, ip: nextIp() });
       expectError(res, 400, 'missing_field', { message: 'Login cannot be empty', field: 'login' });
     }
   });
 
   it('answers missing_field "Password cannot be empty" without a password', async () => {
-    for (const body of [{ login: ana.user.login }, { login: ana.user.login, password: '' }, { login: 'a@b.org', password: null }]) {
+    for (const body of [
+      { login: ana.user.login },
+      { login: ana.user.login, password: '' },
+      { login: 'a@b.org', password: null },
+    ]) {
       const res = await api.post('/login', { body, ip: nextIp() });
       expectError(res, 400, 'missing_field', { message: 'Password cannot be empty', field: 'password' });
     }
@@ -215,7 +226,10 @@ describe('POST /api/login (§3.2)', () => {
   });
 
   it('answers an unknown login exactly like a wrong password', async () => {
-    const wrong = await api.post('/login', { body: { login: ana.user.login, password: 'wrong password' }, ip: nextIp() });
+    const wrong = await api.post('/login', {
+      body: { login: ana.user.login, password: 'wrong password' },
+      ip: nextIp(),
+    });
     const unknown = await api.post('/login', {
       body: { login: uniqueMail('nobody'), password: 'wrong password' },
       ip: nextIp(),
@@ -429,7 +443,11 @@ describe('POST /api/signup (§3.3)', () => {
 
   describe('new account', () => {
     it('creates the account and answers {api_key, group} without a message', async () => {
-      const res = await signup({ login: uniqueMail('newbie'), password: 'a fine password', invite_key: group.secret_key });
+      const res = await signup({
+        login: uniqueMail('newbie'),
+        password: 'a fine password',
+        invite_key: group.secret_key,
+      });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['api_key', 'group']);
       expect(res.body).not.toHaveProperty('message');
@@ -439,7 +457,11 @@ describe('POST /api/signup (§3.3)', () => {
 
     it('names the user from the e-mail, stores it trimmed and lowercased, and sets the defaults', async () => {
       const login = uniqueMail('Carla.Dupont');
-      const res = await signup({ login: `  ${login.toUpperCase()}  `, password: 'a fine password', invite_key: group.secret_key });
+      const res = await signup({
+        login: `  ${login.toUpperCase()}  `,
+        password: 'a fine password',
+        invite_key: group.secret_key,
+      });
       expect(res.status).toBe(200);
       const me = await api.get('/me', { key: res.body.api_key });
       expect(me.status).toBe(200);
@@ -461,7 +483,11 @@ describe('POST /api/signup (§3.3)', () => {
       expect(angledMe.body.name).toBe(`bx${mailCounter}y/b`);
 
       const local = `${'long'.repeat(40)}${mailCounter}`;
-      const long = await signup({ login: `${local}@example.org`, password: 'a fine password', invite_key: group.secret_key });
+      const long = await signup({
+        login: `${local}@example.org`,
+        password: 'a fine password',
+        invite_key: group.secret_key,
+      });
       expect(long.status).toBe(200);
       const longMe = await api.get('/me', { key: long.body.api_key });
       expect(longMe.body.name).toBe(local.slice(0, 128));
@@ -470,6 +496,8 @@ describe('POST /api/signup (§3.3)', () => {
     it('makes the user a member: the group lists the old members and the new one', async () => {
       const solo = await buildUser(t.ctx, { name: 'Solo' });
       const soloGroup = await buildGroup(t.ctx, { name: 'Solo group', members: [solo] });
+      // The factory dates joins a moment after the clock; join later than that.
+      t.clock.advance(1000);
       const res = await signup({ login: uniqueMail(), password: 'a fine password', invite_key: soloGroup.secret_key });
       expect(res.status).toBe(200);
       const me = await api.get('/me', { key: res.body.api_key });
@@ -502,6 +530,19 @@ describe('POST /api/signup (§3.3)', () => {
       expect(await notificationsOf(res.body.api_key)).toEqual([]);
     });
 
+    it('answers two simultaneous signups of the same new login without a server error', async () => {
+      const login = uniqueMail('twice');
+      const body = { login, password: 'a fine password', invite_key: group.secret_key };
+      const answers = await Promise.all([signup(body), signup(body)]);
+      for (const res of answers) expect(res.status).not.toBe(500);
+      expect(answers.filter((res) => res.status === 200).length).toBeGreaterThanOrEqual(1);
+      const members = await api.get(`/groups/${group.id}`, { key: ana.key });
+      const logged = await api.post('/login', { body: { login, password: 'a fine password' }, ip: nextIp() });
+      expect(logged.status).toBe(200);
+      const me = await api.get('/me', { key: logged.body.api_key });
+      expect(members.body.users.filter((u: { id: string }) => u.id === me.body.id)).toHaveLength(1);
+    });
+
     it('uses the new key on every later login', async () => {
       const login = uniqueMail();
       const res = await signup({ login, password: 'a fine password', invite_key: group.secret_key });
@@ -516,11 +557,20 @@ describe('POST /api/signup (§3.3)', () => {
       expect((await signup({ login, password: 'a fine password', invite_key: group.secret_key })).status).toBe(200);
       // A reset mail asked afterwards is the first mail to this address.
       await requestResetKey(t, api, login);
-      expect(t.mailer.sent.slice(before).filter((m) => m.to === login).map((m) => m.kind)).toEqual(['password_reset']);
+      expect(
+        t.mailer.sent
+          .slice(before)
+          .filter((m) => m.to === login)
+          .map((m) => m.kind),
+      ).toEqual(['password_reset']);
     });
 
     it('accepts the invite key with surrounding spaces', async () => {
-      const res = await signup({ login: uniqueMail(), password: 'a fine password', invite_key: ` ${group.secret_key} ` });
+      const res = await signup({
+        login: uniqueMail(),
+        password: 'a fine password',
+        invite_key: ` ${group.secret_key} `,
+      });
       expect(res.status).toBe(200);
       expect(res.body.group).toBe(group.id);
     });
@@ -584,10 +634,27 @@ describe('POST /api/signup (§3.3)', () => {
       expect(await joinsOf(ben.key, me.body.id)).toHaveLength(1);
     });
 
+    it('treats simultaneous joins of the same user (a double submit) as one join', async () => {
+      // Several users each submit 4 times at once; every submit is a join or a no-op, never a 500.
+      const users = await Promise.all(Array.from({ length: 6 }, (_, i) => buildUser(t.ctx, { name: `Racer ${i}` })));
+      const submits = users.flatMap((u) =>
+        Array.from({ length: 4 }, () =>
+          signup({ login: u.user.login, password: u.password, invite_key: group.secret_key }),
+        ),
+      );
+      const answers = await Promise.all(submits);
+      expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
+      answers.forEach((res, i) => {
+        expect(res.body).toEqual({ api_key: users[Math.floor(i / 4)]?.key, group: group.id });
+      });
+      for (const u of users) expect(await joinsOf(ana.key, u.user.id)).toHaveLength(1);
+    });
+
     it('keeps the default group of an existing user who joins another group', async () => {
       const fay = await buildUser(t.ctx, { name: 'Fay' });
       const home = await buildGroup(t.ctx, { name: 'Home', members: [fay] });
       expect((await reloadUser(t.ctx, fay.user.id))?.default_group_id).toBe(home.id);
+      t.clock.advance(1000);
       const res = await signup({ login: fay.user.login, password: fay.password, invite_key: group.secret_key });
       expect(res.status).toBe(200);
       const me = await api.get('/me', { key: fay.key });
@@ -665,7 +732,10 @@ describe('POST /api/signup throttling (§1.6)', () => {
     }
     const login = await api.post('/login', { body: { login: ana.user.login, password: ana.password }, ip });
     expectThrottled(login, 15 * 60);
-    const elsewhere = await api.post('/login', { body: { login: ana.user.login, password: ana.password }, ip: nextIp() });
+    const elsewhere = await api.post('/login', {
+      body: { login: ana.user.login, password: ana.password },
+      ip: nextIp(),
+    });
     expect(elsewhere.status).toBe(200);
   });
 
@@ -900,7 +970,11 @@ describe('POST /api/new-password (§3.5)', () => {
   it('trims and lowercases the mail', async () => {
     const ben = await buildUser(t.ctx);
     const key = await requestResetKey(t, api, ben.user.login);
-    const res = await newPassword({ mail: `  ${ben.user.login.toUpperCase()} `, key, password: 'a brand new password' });
+    const res = await newPassword({
+      mail: `  ${ben.user.login.toUpperCase()} `,
+      key,
+      password: 'a brand new password',
+    });
     expect(res.status).toBe(200);
     expect(res.body.api_key).toMatch(NEW_KEY);
   });
@@ -912,9 +986,26 @@ describe('POST /api/new-password (§3.5)', () => {
     expect(first.status).toBe(200);
     const second = await newPassword({ mail: cleo.user.login, key, password: 'another new password' });
     expectError(second, 400, 'invalid_reset_key');
-    const login = await api.post('/login', { body: { login: cleo.user.login, password: 'a brand new password' }, ip: nextIp() });
+    const login = await api.post('/login', {
+      body: { login: cleo.user.login, password: 'a brand new password' },
+      ip: nextIp(),
+    });
     expect(login.status).toBe(200);
     expect(login.body.api_key).toBe(first.body.api_key);
+  });
+
+  it('accepts a key only once even when two requests race', async () => {
+    const kim = await buildUser(t.ctx);
+    const key = await requestResetKey(t, api, kim.user.login);
+    const answers = await Promise.all([
+      newPassword({ mail: kim.user.login, key, password: 'first new password' }),
+      newPassword({ mail: kim.user.login, key, password: 'second new password' }),
+    ]);
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 400]);
+    const loser = answers.find((res) => res.status === 400);
+    expectError(loser as ApiResponse, 400, 'invalid_reset_key');
+    const winner = answers.find((res) => res.status === 200);
+    expect((await api.get('/me', { key: winner?.body.api_key })).status).toBe(200);
   });
 
   it('accepts a key for just under an hour, then answers invalid_reset_key', async () => {
@@ -948,7 +1039,11 @@ describe('POST /api/new-password (§3.5)', () => {
     const hal = await buildUser(t.ctx);
     await requestResetKey(t, api, hal.user.login);
     const wrongKey = await newPassword({ mail: hal.user.login, key: 'x'.repeat(43), password: 'a brand new password' });
-    const unknownMail = await newPassword({ mail: uniqueMail(), key: 'x'.repeat(43), password: 'a brand new password' });
+    const unknownMail = await newPassword({
+      mail: uniqueMail(),
+      key: 'x'.repeat(43),
+      password: 'a brand new password',
+    });
     expectError(wrongKey, 400, 'invalid_reset_key');
     expectError(unknownMail, 400, 'invalid_reset_key');
     expect(unknownMail.body).toEqual(wrongKey.body);
@@ -1034,7 +1129,10 @@ describe('POST /api/new-password throttling (§1.6)', () => {
     }
     const ben = await buildUser(t.ctx);
     const key = await requestResetKey(t, api, ben.user.login);
-    const ok = await api.post('/new-password', { body: { mail: ben.user.login, key, password: 'a brand new password' }, ip });
+    const ok = await api.post('/new-password', {
+      body: { mail: ben.user.login, key, password: 'a brand new password' },
+      ip,
+    });
     expect(ok.status).toBe(200);
     const tenth = await api.post('/new-password', {
       body: { mail: uniqueMail(), key: 'x'.repeat(43), password: 'a brand new password' },

@@ -1,5 +1,6 @@
 import { LIMITS, isValidNewPassword, nameFromEmail, normalizeEmail } from '@kith/common';
 import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/database.js';
 import { transaction, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, missingField } from '../../lib/errors.js';
@@ -89,28 +90,37 @@ export async function signup(ctx: AppContext, body: Body, ip: string): Promise<{
   const loginName = normalizeEmail(rawLogin);
   if (loginName === null) throw invalidEmail();
 
-  const existing = await findUserByLogin(ctx.db.kysely, loginName);
-  if (existing !== undefined) {
-    // "Log in through an invitation": the password is checked exactly like a login attempt.
+  // "Log in through an invitation": the password is checked exactly like a login attempt.
+  const joinExisting = async (existing: UserRow) => {
     const user = await checkCredentials(ctx, existing, loginName, password, ip);
     await transaction(ctx, (tx) => addMember(tx, group, user, ctx.clock.now(), { notify: true }));
     return { api_key: apiKeyOf(ctx, user), group: group.id };
-  }
+  };
+
+  const existing = await findUserByLogin(ctx.db.kysely, loginName);
+  if (existing !== undefined) return joinExisting(existing);
 
   if (!isValidNewPassword(password)) throw invalidPassword();
   const passwordHash = await hashPassword(password);
   const key = newApiKey(ctx);
-  await transaction(ctx, async (tx) => {
-    const user = await insertUser(tx, {
-      login: loginName,
-      name: nameFromEmail(loginName),
-      passwordHash,
-      apiKey: key,
-      notificationEmails: ctx.config.defaultNotificationEmails,
-      now: ctx.clock.now(),
+  try {
+    await transaction(ctx, async (tx) => {
+      const user = await insertUser(tx, {
+        login: loginName,
+        name: nameFromEmail(loginName),
+        passwordHash,
+        apiKey: key,
+        notificationEmails: ctx.config.defaultNotificationEmails,
+        now: ctx.clock.now(),
+      });
+      await addMember(tx, group, user, ctx.clock.now(), { notify: true });
     });
-    await addMember(tx, group, user, ctx.clock.now(), { notify: true });
-  });
+  } catch (error) {
+    // Two signups of the same new login at once: the loser is an existing login after all.
+    const winner = isUniqueViolation(error) ? await findUserByLogin(ctx.db.kysely, loginName) : undefined;
+    if (winner === undefined) throw error;
+    return joinExisting(winner);
+  }
   return { api_key: key.key, group: group.id };
 }
 

@@ -48,8 +48,13 @@ export async function addMember(
   now: number,
   options: { notify: boolean },
 ): Promise<boolean> {
-  if (await isMember(tx, group.id, user.id)) return false;
-  await tx.insertInto('memberships').values({ group_id: group.id, user_id: user.id, joined_at: now }).execute();
+  // ON CONFLICT rather than a check first: two joins racing (a double submit) make one membership.
+  const inserted = await tx
+    .insertInto('memberships')
+    .values({ group_id: group.id, user_id: user.id, joined_at: now })
+    .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
   if (group.emptied_at !== null)
     await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
   if (user.default_group_id === null) {

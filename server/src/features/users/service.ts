@@ -7,6 +7,7 @@ import {
   LIMITS,
 } from '@kith/common';
 import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, forbidden, invalidField, notFound } from '../../lib/errors.js';
@@ -34,6 +35,7 @@ export async function getUser(ctx: AppContext, caller: UserRow, targetId: string
   return presentUser(target);
 }
 
+const loginTaken = () => new ApiError(409, 'login_taken', 'Another account already uses this e-mail address', 'login');
 const invalidName = () =>
   new ApiError(400, 'invalid_name', 'The name must be 1 to 128 characters, without < > or control characters', 'name');
 
@@ -43,7 +45,8 @@ const invalidName = () =>
  */
 export async function updateUser(ctx: AppContext, caller: UserRow, targetId: string | null, body: Body) {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only change your own account');
-  const changes: Partial<UsersTable> = {};
+  // The answer shows the caller active now, like every successful write (contract §1.11).
+  const changes: Partial<UsersTable> = { last_activity_date: ctx.clock.now() };
 
   const rawName = body.string('name');
   if (rawName !== undefined) {
@@ -117,16 +120,12 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
   if (password !== undefined && password !== '') changes.password_hash = await hashPassword(password);
 
   const updated = await transaction(ctx, async (tx, afterCommit) => {
-    if (Object.keys(changes).length > 0) {
-      try {
-        await tx.updateTable('users').set(changes).where('id', '=', caller.id).execute();
-      } catch (error) {
-        // Two accounts racing for the same login: the unique index decides.
-        if (newLogin !== undefined && (await findUserByLogin(tx, newLogin)) !== undefined) {
-          throw new ApiError(409, 'login_taken', 'Another account already uses this e-mail address', 'login');
-        }
-        throw error;
-      }
+    try {
+      await tx.updateTable('users').set(changes).where('id', '=', caller.id).execute();
+    } catch (error) {
+      // Two accounts racing for the same login: the unique index decides.
+      if (newLogin !== undefined && isUniqueViolation(error)) throw loginTaken();
+      throw error;
     }
     const user = await tx.selectFrom('users').selectAll().where('id', '=', caller.id).executeTakeFirstOrThrow();
     // A password change does not rotate the key (the 0.5.6 client would log itself out).

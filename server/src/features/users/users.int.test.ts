@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../../test/client.js';
+import { ApiClient, type ApiResponse } from '../../../test/client.js';
 import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test/factories.js';
 import { createTestApp, type TestApp } from '../../../test/harness.js';
 import { toSeconds } from '../../lib/clock.js';
@@ -16,9 +16,12 @@ function useTestApp(env: Record<string, string> = {}) {
   return holder;
 }
 
+/** Parsed JSON of an answer (the client types it loosely on purpose). */
+type Json = ApiResponse['body'];
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-function expectError(res: { status: number; body: any }, status: number, code: string, field?: string) {
+function expectError(res: Pick<ApiResponse, 'status' | 'body'>, status: number, code: string, field?: string) {
   expect(res.status).toBe(status);
   expect(res.body.code).toBe(code);
   expect(typeof res.body.message).toBe('string');
@@ -144,9 +147,7 @@ describe('GET /api/users/{id}', () => {
     const visitor = await buildUser(t.ctx, { name: 'Visitor' });
     const group = await buildGroup(t.ctx, { name: 'Club', members: [owner] });
     // The visitor joins through the API (the owner is notified), then leaves.
-    expect((await api.post(`/groups/invitation/${group.secret_key}`, { key: visitor.key, body: {} })).status).toBe(
-      200,
-    );
+    expect((await api.post(`/groups/invitation/${group.secret_key}`, { key: visitor.key, body: {} })).status).toBe(200);
     expect((await api.get(`/users/${visitor.user.id}`, { key: owner.key })).status).toBe(200);
     expect((await api.post(`/groups/${group.id}/leave`, { key: visitor.key })).status).toBe(200);
 
@@ -155,6 +156,15 @@ describe('GET /api/users/{id}', () => {
     expect(res.body).toEqual({ id: visitor.user.id, entityType: 'user', name: 'Visitor', avatar: null });
     // The rule goes one way only: the visitor holds no notification from the owner.
     expectError(await api.get(`/users/${owner.user.id}`, { key: visitor.key }), 404, 'not_found');
+
+    // Once the owner deletes those notifications, nothing links them any more.
+    const list = await api.get('/me/notifications', { key: owner.key });
+    const fromVisitor = list.body.filter((n: Json) => n.fromUser?.id === visitor.user.id);
+    expect(fromVisitor.map((n: Json) => n.type).sort()).toEqual(['user_joined_group', 'user_left_group']);
+    for (const n of fromVisitor) {
+      expect((await api.delete(`/notifications/${n.id}`, { key: owner.key })).status).toBe(204);
+    }
+    expectError(await api.get(`/users/${visitor.user.id}`, { key: owner.key }), 404, 'not_found');
   });
 
   it('answers 404 for an unknown id and for a path segment that is not a UUID', async () => {
@@ -260,7 +270,12 @@ describe('PUT /api/users/{id}', () => {
     ])('refuses a name %s with 400 invalid_name', async (_label, name) => {
       const { t, api } = h;
       const ana = await buildUser(t.ctx, { name: 'Ana' });
-      expectError(await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { name } }), 400, 'invalid_name', 'name');
+      expectError(
+        await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { name } }),
+        400,
+        'invalid_name',
+        'name',
+      );
       expect((await me(ana.key)).name).toBe('Ana');
     });
 
@@ -450,7 +465,10 @@ describe('PUT /api/users/{id}', () => {
       const second = await buildGroup(t.ctx, { members: [ana] });
       expect((await me(ana.key)).data.default_group).toBe(first.id);
 
-      const res = await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { data: { default_group: second.id } } });
+      const res = await api.put(`/users/${ana.user.id}`, {
+        key: ana.key,
+        body: { data: { default_group: second.id } },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data.default_group).toBe(second.id);
       expect((await me(ana.key)).data.default_group).toBe(second.id);
@@ -498,7 +516,11 @@ describe('PUT /api/users/{id}', () => {
       const group = await buildGroup(t.ctx, { members: [ana] });
       const res = await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { data: { lang: 'fr_FR' } } });
       expect(res.status).toBe(200);
-      expect((await me(ana.key)).data).toEqual({ notification_emails: 'daily', default_group: group.id, lang: 'fr_FR' });
+      expect((await me(ana.key)).data).toEqual({
+        notification_emails: 'daily',
+        default_group: group.id,
+        lang: 'fr_FR',
+      });
     });
   });
 
@@ -712,13 +734,13 @@ describe('DELETE /api/users/{id}', () => {
       for (const member of [ben, cleo]) {
         const res = await api.get('/me/notifications', { key: member.key });
         expect(res.status).toBe(200);
-        const joined = res.body.find((n: any) => n.type === 'user_joined_group');
+        const joined = res.body.find((n: Json) => n.type === 'user_joined_group');
         expect(joined).toBeDefined();
         expect(joined.fromUser).toBeNull();
         expect(joined.miniature).toBeNull();
         expect(joined.fromGroup).toEqual({ id: groupId, entityType: 'group', name: 'Family 3' });
-        const renames = res.body.filter((n: any) => n.type === 'group_name_change');
-        const byAna = renames.find((n: any) => n.data.newGroupName === 'Family 2');
+        const renames = res.body.filter((n: Json) => n.type === 'group_name_change');
+        const byAna = renames.find((n: Json) => n.data.newGroupName === 'Family 2');
         expect(byAna).toBeDefined();
         expect(byAna.fromUser).toBeNull();
       }
@@ -728,7 +750,7 @@ describe('DELETE /api/users/{id}', () => {
       const { api } = h;
       const res = await api.get(`/groups/${groupId}`, { key: ben.key });
       expect(res.status).toBe(200);
-      const ids = res.body.users.map((u: any) => u.id);
+      const ids = res.body.users.map((u: Json) => u.id);
       expect(ids).not.toContain(ana.user.id);
       expect(ids.sort()).toEqual([ben.user.id, cleo.user.id].sort());
     });
@@ -757,7 +779,7 @@ describe('DELETE /api/users/{id}', () => {
       expect(me.body.login).toBe('ana-deleted@example.org');
       expect(me.body.id).toMatch(UUID);
       expect(me.body.id).not.toBe(ana.user.id);
-      expect(me.body.groups.map((g: any) => g.id)).toEqual([groupId]);
+      expect(me.body.groups.map((g: Json) => g.id)).toEqual([groupId]);
     });
   });
 });
