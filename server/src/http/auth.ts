@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../lib/errors.js';
 import { apiKeyHash } from '../features/auth/api-keys.js';
+import { refreshMediaCookie } from '../features/auth/media-cookie.js';
 import { findUserByApiKeyHash, type UserRow } from '../features/users/queries.js';
 
 declare module 'fastify' {
@@ -36,10 +37,12 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     else request.user = user;
   });
 
-  // Every successful authenticated write marks the caller active (contract §1.11). Done before the
-  // answer leaves, so the caller's next request already sees it.
+  // On every successful answer to a header-authenticated request: the media cookie (contract §1.9),
+  // and for writes the caller's activity (§1.11), recorded before the answer leaves so the caller's
+  // next request already sees it.
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.user === null || reply.statusCode >= 400) return payload;
+    refreshMediaCookie(ctx, request, reply);
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
     await ctx.db.kysely
       .updateTable('users')

@@ -1,12 +1,21 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { Body } from '../../lib/body.js';
-import { login, requestPasswordReset, resetPassword, signup } from './service.js';
+import { setMediaCookie } from './media-cookie.js';
+import { login, requestPasswordReset, resetPassword, signup, type SignedIn } from './service.js';
 
 /** Login, signup and password reset: open to anyone, throttled (contract §3.2–3.5). */
 export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/login', (request) => login(ctx, Body.of(request.body), request.ip));
-  app.post('/signup', (request) => signup(ctx, Body.of(request.body), request.ip));
+  // Answers that sign someone in also give them the media cookie (contract §1.9).
+  const signedIn = <T>(reply: FastifyReply, result: SignedIn<T>): T => {
+    setMediaCookie(ctx, reply, result.user);
+    return result.answer;
+  };
+
+  app.post('/login', async (request, reply) => signedIn(reply, await login(ctx, Body.of(request.body), request.ip)));
+  app.post('/signup', async (request, reply) => signedIn(reply, await signup(ctx, Body.of(request.body), request.ip)));
   app.post('/password-reset-mail', (request) => requestPasswordReset(ctx, Body.of(request.body), request.ip));
-  app.post('/new-password', (request) => resetPassword(ctx, Body.of(request.body), request.ip));
+  app.post('/new-password', async (request, reply) =>
+    signedIn(reply, await resetPassword(ctx, Body.of(request.body), request.ip)),
+  );
 }

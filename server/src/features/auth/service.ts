@@ -25,6 +25,12 @@ const invalidPassword = () =>
     'password',
   );
 const invalidEmail = () => new ApiError(400, 'invalid_email', 'This e-mail address is not valid', 'login');
+/** An answer that signs someone in, with the user it is for (the route sets their media cookie). */
+export interface SignedIn<T> {
+  answer: T;
+  user: Pick<UserRow, 'id' | 'api_key_version'>;
+}
+
 const invalidResetKey = () =>
   new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
 const RESET_KEY_TTL_MS = 60 * 60 * 1000;
@@ -64,7 +70,7 @@ async function checkCredentials(
 }
 
 /** POST /api/login */
-export async function login(ctx: AppContext, body: Body, ip: string): Promise<{ api_key: string }> {
+export async function login(ctx: AppContext, body: Body, ip: string): Promise<SignedIn<{ api_key: string }>> {
   const rawLogin = body.requiredString('login', 'Login cannot be empty');
   const password = body.string('password');
   if (password === undefined || password === '') throw missingField('password', 'Password cannot be empty');
@@ -72,11 +78,15 @@ export async function login(ctx: AppContext, body: Body, ip: string): Promise<{ 
   const loginName = rawLogin.trim().toLowerCase();
   const user = await findUserByLogin(ctx.db.kysely, loginName);
   const checked = await checkCredentials(ctx, user, loginName, password, ip);
-  return { api_key: apiKeyOf(ctx, checked) };
+  return { answer: { api_key: apiKeyOf(ctx, checked) }, user: checked };
 }
 
 /** POST /api/signup, with the contract's order of checks (§3.3). */
-export async function signup(ctx: AppContext, body: Body, ip: string): Promise<{ api_key: string; group: string }> {
+export async function signup(
+  ctx: AppContext,
+  body: Body,
+  ip: string,
+): Promise<SignedIn<{ api_key: string; group: string }>> {
   new Throttle(ctx.limiter, 'signupPerIp', ip).take();
   const rawLogin = body.requiredString('login', 'Login cannot be empty');
   const password = body.string('password');
@@ -94,7 +104,7 @@ export async function signup(ctx: AppContext, body: Body, ip: string): Promise<{
   const joinExisting = async (existing: UserRow) => {
     const user = await checkCredentials(ctx, existing, loginName, password, ip);
     await transaction(ctx, (tx) => addMember(tx, group, user, ctx.clock.now(), { notify: true }));
-    return { api_key: apiKeyOf(ctx, user), group: group.id };
+    return { answer: { api_key: apiKeyOf(ctx, user), group: group.id }, user };
   };
 
   const existing = await findUserByLogin(ctx.db.kysely, loginName);
@@ -104,8 +114,8 @@ export async function signup(ctx: AppContext, body: Body, ip: string): Promise<{
   const passwordHash = await hashPassword(password);
   const key = newApiKey(ctx);
   try {
-    await transaction(ctx, async (tx) => {
-      const user = await insertUser(tx, {
+    const user = await transaction(ctx, async (tx) => {
+      const inserted = await insertUser(tx, {
         login: loginName,
         name: nameFromEmail(loginName),
         passwordHash,
@@ -113,15 +123,16 @@ export async function signup(ctx: AppContext, body: Body, ip: string): Promise<{
         notificationEmails: ctx.config.defaultNotificationEmails,
         now: ctx.clock.now(),
       });
-      await addMember(tx, group, user, ctx.clock.now(), { notify: true });
+      await addMember(tx, group, inserted, ctx.clock.now(), { notify: true });
+      return inserted;
     });
+    return { answer: { api_key: key.key, group: group.id }, user };
   } catch (error) {
     // Two signups of the same new login at once: the loser is an existing login after all.
     const winner = isUniqueViolation(error) ? await findUserByLogin(ctx.db.kysely, loginName) : undefined;
     if (winner === undefined) throw error;
     return joinExisting(winner);
   }
-  return { api_key: key.key, group: group.id };
 }
 
 /** Inserts a user row; shared by signup and the admin CLI so both make the same accounts. */
@@ -200,7 +211,7 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
 }
 
 /** POST /api/new-password (contract §3.5): replaces the password, spends the keys, rotates the API key. */
-export async function resetPassword(ctx: AppContext, body: Body, ip: string): Promise<{ api_key: string }> {
+export async function resetPassword(ctx: AppContext, body: Body, ip: string): Promise<SignedIn<{ api_key: string }>> {
   const failures = new Throttle(ctx.limiter, 'newPasswordFailuresPerIp', ip);
   failures.check();
   const mail = body.requiredString('mail', 'The e-mail address is required').trim().toLowerCase();
@@ -226,7 +237,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);
-  await transaction(ctx, async (tx, afterCommit) => {
+  const user = await transaction(ctx, async (tx, afterCommit) => {
     // Spend the key inside the transaction; a second request with the same key finds nothing.
     const spent = await tx
       .updateTable('password_reset_keys')
@@ -234,12 +245,12 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
       .where('user_id', '=', found.userId)
       .where('used_at', 'is', null)
       .executeTakeFirst();
-    if (Number(spent.numUpdatedRows) === 0)
-      throw new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
-    const user = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
-    afterCommit(() => sendLater(ctx, passwordChangedMail(user)));
+    if (Number(spent.numUpdatedRows) === 0) throw invalidResetKey();
+    const rotated = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
+    afterCommit(() => sendLater(ctx, passwordChangedMail(rotated)));
+    return rotated;
   });
-  return { api_key: apiKey.key };
+  return { answer: { api_key: apiKey.key }, user };
 }
 
 /** Replaces a user's API key (and optionally the password); the old key stops working at once. */

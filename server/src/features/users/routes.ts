@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/auth.js';
 import { Body } from '../../lib/body.js';
+import { clearMediaCookie, setMediaCookie } from '../auth/media-cookie.js';
 import { parseId } from '../../lib/ids.js';
 import { deleteUser, getMe, getUser, resetApiKey, updateUser } from './service.js';
 
@@ -24,10 +25,14 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<IdParams>('/users/:id', async (request, reply) => {
     await deleteUser(ctx, requireUser(request), parseId(request.params.id));
+    clearMediaCookie(ctx, reply);
     return reply.code(204).send();
   });
 
-  app.post<IdParams>('/users/:id/reset-api-key', (request) =>
-    resetApiKey(ctx, requireUser(request), parseId(request.params.id)),
-  );
+  app.post<IdParams>('/users/:id/reset-api-key', async (request, reply) => {
+    const result = await resetApiKey(ctx, requireUser(request), parseId(request.params.id));
+    // The cookie of the old key stops working; the new one names the new key version.
+    setMediaCookie(ctx, reply, result.user);
+    return result.answer;
+  });
 }

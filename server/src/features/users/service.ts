@@ -14,7 +14,7 @@ import { ApiError, forbidden, invalidField, notFound } from '../../lib/errors.js
 import { hashPassword } from '../../lib/passwords.js';
 import { newApiKey } from '../auth/api-keys.js';
 import { accountDeletedMail, loginChangedMail, passwordChangedMail } from '../auth/mails.js';
-import { rotateApiKey, sendLater } from '../auth/service.js';
+import { rotateApiKey, sendLater, type SignedIn } from '../auth/service.js';
 import { isMember } from '../groups/queries.js';
 import { canEditUser } from './policy.js';
 import { presentMe, presentUser } from './presenter.js';
@@ -170,9 +170,9 @@ export async function resetApiKey(
   ctx: AppContext,
   caller: UserRow,
   targetId: string | null,
-): Promise<{ apiKey: string }> {
+): Promise<SignedIn<{ apiKey: string }>> {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only reset your own API key');
   const key = newApiKey(ctx);
-  await transaction(ctx, (tx) => rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() }));
-  return { apiKey: key.key };
+  const user = await transaction(ctx, (tx) => rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() }));
+  return { answer: { apiKey: key.key }, user };
 }

@@ -1,0 +1,99 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { hmac, safeEqual } from '../../lib/secrets.js';
+import { findUserById, type UserRow } from '../users/queries.js';
+
+/**
+ * The media cookie `kith_media` (contract §1.9): lets `<img>` and `<video>` tags, which cannot send
+ * `X-AUTH-TOKEN`, load thumbnails. It names the user and their key version, is signed by the server,
+ * accepted for 7 days after issue, and read only by the read-only image endpoints.
+ */
+export const MEDIA_COOKIE = 'kith_media';
+const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+const RENEW_AFTER_MS = 24 * 60 * 60 * 1000;
+
+interface MediaGrant {
+  userId: string;
+  keyVersion: number;
+  issuedAt: number;
+}
+
+function sign(ctx: AppContext, payload: string): string {
+  return hmac(ctx.config.secretKey, `media|${payload}`).slice(0, 32);
+}
+
+/** The cookie value for a user at a time: `<userId>.<keyVersion>.<issuedAt>.<signature>`. */
+export function mediaCookieValue(ctx: AppContext, user: Pick<UserRow, 'id' | 'api_key_version'>, now: number): string {
+  const payload = `${user.id}.${user.api_key_version}.${now}`;
+  return `${payload}.${sign(ctx, payload)}`;
+}
+
+/** Reads a cookie value: a grant when the signature is right and it is under 7 days old, else null. */
+export function parseMediaCookie(ctx: AppContext, value: string | undefined, now: number): MediaGrant | null {
+  if (value === undefined) return null;
+  const parts = value.split('.');
+  if (parts.length !== 4) return null;
+  const [userId = '', version = '', issued = '', signature = ''] = parts;
+  if (!safeEqual(signature, sign(ctx, `${userId}.${version}.${issued}`))) return null;
+  const keyVersion = Number(version);
+  const issuedAt = Number(issued);
+  if (!Number.isSafeInteger(keyVersion) || !Number.isSafeInteger(issuedAt)) return null;
+  if (issuedAt > now || now - issuedAt > MAX_AGE_MS) return null;
+  return { userId, keyVersion, issuedAt };
+}
+
+/** The value of one cookie in a `Cookie` header. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+/**
+ * The user a request's media cookie stands for, only while their key has not changed since
+ * (resetting the key or deleting the account ends every media cookie).
+ */
+export async function userFromMediaCookie(ctx: AppContext, request: FastifyRequest): Promise<UserRow | null> {
+  const grant = parseMediaCookie(ctx, readCookie(request.headers.cookie, MEDIA_COOKIE), ctx.clock.now());
+  if (grant === null) return null;
+  const user = await findUserById(ctx.db.kysely, grant.userId);
+  return user !== undefined && user.api_key_version === grant.keyVersion ? user : null;
+}
+
+/** Sets a fresh media cookie for `user` on the answer. A session cookie: no Max-Age. */
+export function setMediaCookie(
+  ctx: AppContext,
+  reply: FastifyReply,
+  user: Pick<UserRow, 'id' | 'api_key_version'>,
+): void {
+  const secure = ctx.config.publicUrl.startsWith('https:') ? '; Secure' : '';
+  const value = mediaCookieValue(ctx, user, ctx.clock.now());
+  void reply.header(
+    'Set-Cookie',
+    `${MEDIA_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=${ctx.config.basePath}/${secure}`,
+  );
+}
+
+/** Removes the media cookie (account deleted). */
+export function clearMediaCookie(ctx: AppContext, reply: FastifyReply): void {
+  void reply.header('Set-Cookie', `${MEDIA_COOKIE}=; Max-Age=0; HttpOnly; SameSite=Lax; Path=${ctx.config.basePath}/`);
+}
+
+/**
+ * Gives the caller of a header-authenticated request a media cookie when theirs is missing, not
+ * theirs, for an older key, or more than a day old.
+ */
+export function refreshMediaCookie(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
+  const user = request.user;
+  if (user === null || reply.hasHeader('Set-Cookie')) return;
+  const now = ctx.clock.now();
+  const grant = parseMediaCookie(ctx, readCookie(request.headers.cookie, MEDIA_COOKIE), now);
+  const current =
+    grant !== null &&
+    grant.userId === user.id &&
+    grant.keyVersion === user.api_key_version &&
+    now - grant.issuedAt < RENEW_AFTER_MS;
+  if (!current) setMediaCookie(ctx, reply, user);
+}
