@@ -44,7 +44,8 @@ function ensureNpmPackages() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && existsSync(node24)) return;
   log('installing npm packages (first run or package-lock.json changed)…');
   const args = existsSync(path.join(root, 'package-lock.json')) ? ['ci'] : ['install'];
-  run('npm', [...args, '--loglevel=warn', '--no-fund', '--no-audit']);
+  // Errors only: the engine warnings of the machine's older Node are expected (Node 24 arrives now).
+  run('npm', [...args, '--loglevel=error', '--no-fund', '--no-audit']);
   writeFileSync(stamp, lockHash());
 }
 

@@ -18,7 +18,7 @@ if (!existsSync(cli)) {
   const build = spawnSync('npm', ['run', 'build:server'], quiet);
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-const result = spawnSync(node, ['--env-file-if-exists=.env', cli, ...process.argv.slice(2)], {
+const result = spawnSync(node, [cli, ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
 });

@@ -211,6 +211,15 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   };
 }
 
+/**
+ * Loads `<checkout>/.env` into `process.env` when the file exists; variables already set win.
+ * Called by the server and the CLI entry points, never by tests.
+ */
+export function loadDotEnv(repoRoot = defaultRepoRoot()): void {
+  const file = path.join(repoRoot, '.env');
+  if (existsSync(file)) process.loadEnvFile(file);
+}
+
 /** The checkout root: config paths such as `./data` are relative to it, whatever the working directory. */
 function defaultRepoRoot(): string {
   // server/dist/config.js or server/src/config.ts → two levels up is the repository root.

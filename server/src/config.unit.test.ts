@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 
 const SECRET = 'test-secret-0123456789abcdefghijklmnop';
 const MIB = 1024 * 1024;
@@ -245,5 +245,28 @@ describe('loadConfig refuses bad values with ConfigError', () => {
   it('does not generate a secret when the configuration is refused', () => {
     expect(() => loadConfig({ PORT: 'abc' }, { repoRoot })).toThrow(ConfigError);
     expect(existsSync(path.join(repoRoot, 'data', 'secret.key'))).toBe(false);
+  });
+});
+
+describe('loadDotEnv', () => {
+  it('loads <checkout>/.env without overriding variables already set', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'kith-dotenv-'));
+    writeFileSync(path.join(root, '.env'), 'KITH_DOTENV_NEW=from-file\nKITH_DOTENV_SET=from-file\n');
+    process.env.KITH_DOTENV_SET = 'from-env';
+    try {
+      loadDotEnv(root);
+      expect(process.env.KITH_DOTENV_NEW).toBe('from-file');
+      expect(process.env.KITH_DOTENV_SET).toBe('from-env');
+    } finally {
+      delete process.env.KITH_DOTENV_NEW;
+      delete process.env.KITH_DOTENV_SET;
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('does nothing without a .env file', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'kith-dotenv-'));
+    expect(() => loadDotEnv(root)).not.toThrow();
+    rmSync(root, { recursive: true, force: true });
   });
 });

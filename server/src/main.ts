@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { createContext, createLogger } from './setup.js';
 
@@ -7,6 +7,7 @@ import { createContext, createLogger } from './setup.js';
 async function main(): Promise<void> {
   let config: Config;
   try {
+    loadDotEnv();
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
