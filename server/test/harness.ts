@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
@@ -12,6 +12,7 @@ import type { Clock } from '../src/lib/clock.js';
 import { randomToken } from '../src/lib/secrets.js';
 import type { Mail, Mailer } from '../src/mail/mailer.js';
 import { createContext } from '../src/setup.js';
+import { ApiClient } from './client.js';
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from './postgres.js';
 
 /** A clock the test moves by hand (throttle windows, key expiry). */
@@ -104,4 +105,15 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Gives a describe block its own app and database, built in beforeAll and closed in afterAll. */
+export function useTestApp(env: Record<string, string> = {}): { t: TestApp; api: ApiClient } {
+  const holder = {} as { t: TestApp; api: ApiClient };
+  beforeAll(async () => {
+    holder.t = await createTestApp(env);
+    holder.api = new ApiClient(holder.t.app);
+  });
+  afterAll(() => holder.t.close());
+  return holder;
 }

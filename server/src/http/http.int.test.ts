@@ -11,40 +11,10 @@ import { ApiClient, type ApiResponse } from '../../test/client.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { redactUrl } from './redact.js';
+import { expectEnvelope, expectError, UUID_V4 } from '../../test/expect.js';
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ENVELOPE_KEYS = ['code', 'error', 'field', 'message'];
-const FORBIDDEN_ERROR_KEYS = ['id', 'entityType', 'api_key', 'apiKey', 'secretKey', 'inviteKey', 'token'];
 const MIB = 1024 * 1024;
 const PLACEHOLDER_TEXT = 'The web client has not been built yet';
-
-/** Checks the error envelope of §1.5 on any error answer. */
-function expectEnvelope(res: {
-  status: number;
-  headers: ApiResponse['headers'];
-  text: string;
-}): Record<string, unknown> {
-  expect(res.status).toBeGreaterThanOrEqual(400);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  const body = JSON.parse(res.text) as Record<string, unknown>;
-  expect(typeof body).toBe('object');
-  expect(Array.isArray(body)).toBe(false);
-  for (const key of Object.keys(body)) expect(ENVELOPE_KEYS).toContain(key);
-  for (const key of FORBIDDEN_ERROR_KEYS) expect(body).not.toHaveProperty(key);
-  expect(body.code).toMatch(/^[a-z]+(_[a-z]+)*$/);
-  expect(typeof body.message).toBe('string');
-  expect((body.message as string).length).toBeGreaterThan(0);
-  expect(body.error).toBe(body.message);
-  if ('field' in body) expect(typeof body.field).toBe('string');
-  return body;
-}
-
-function expectError(res: ApiResponse, status: number, code: string, field?: string): void {
-  expect(res.status, res.text).toBe(status);
-  const body = expectEnvelope(res);
-  expect(body.code).toBe(code);
-  if (field !== undefined) expect(body.field).toBe(field);
-}
 
 /** The methods listed by an `Allow` header. */
 function allowed(res: ApiResponse): string[] {

@@ -9,10 +9,10 @@ import { newId, parseId } from './ids.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from './passwords.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { randomToken, safeEqual, SecretBox, sha256 } from './secrets.js';
+import { UUID_V4 } from '../../test/expect.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** A clock the test moves by hand. */
 function fakeClock(start = 1_700_000_000_000): Clock & { t: number } {

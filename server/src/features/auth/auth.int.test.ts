@@ -3,6 +3,7 @@ import { ApiClient, type ApiResponse } from '../../../test/client.js';
 import { createTestApp, type TestApp } from '../../../test/harness.js';
 import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test/factories.js';
 import type { Mail } from '../../mail/mailer.js';
+import { expectError as expectSharedError, type ErrorExpectation } from '../../../test/expect.js';
 
 // Login, signup, password reset and the API key header (contract §1.2, §1.5, §1.6, §3.2–3.5, §10.1).
 
@@ -12,7 +13,6 @@ const NEW_KEY = /^[A-Za-z0-9_-]{43}$/;
 const INVALID_LOGIN = 'Invalid login/password';
 const TOO_MANY = 'Too many attempts. Please wait a few minutes.';
 /** Fields whose presence the 0.5.6 client takes as success (contract §1.5). */
-const SUCCESS_FIELDS = ['id', 'entityType', 'api_key', 'apiKey', 'secretKey', 'inviteKey', 'token'];
 
 /** A fresh client address for each use, so throttle counters of one test never touch another. */
 let ipCounter = 0;
@@ -28,26 +28,9 @@ function uniqueMail(prefix = 'person'): string {
   return `${prefix}${mailCounter}-${Math.random().toString(36).slice(2, 8)}@example.org`;
 }
 
-/**
- * Checks the error envelope (§1.5): status, code, `message` equal to `error`, no field that the
- * client reads as success and, on the account endpoints, no ':' in the text.
- */
-function expectError(
-  res: ApiResponse,
-  status: number,
-  code: string,
-  options: { message?: string; field?: string; colonFree?: boolean } = {},
-): void {
-  expect(res.status).toBe(status);
-  expect(res.body).toBeTypeOf('object');
-  expect(res.body.code).toBe(code);
-  expect(res.body.message).toBeTypeOf('string');
-  expect(res.body.message.length).toBeGreaterThan(0);
-  expect(res.body.error).toBe(res.body.message);
-  for (const key of SUCCESS_FIELDS) expect(res.body).not.toHaveProperty(key);
-  if (options.colonFree ?? true) expect(res.body.message).not.toContain(':');
-  if (options.message !== undefined) expect(res.body.message).toBe(options.message);
-  if (options.field !== undefined) expect(res.body.field).toBe(options.field);
+/** The shared envelope check, with the account endpoints' rule: no ':' in the text (§1.5). */
+function expectError(res: ApiResponse, status: number, code: string, options: ErrorExpectation = {}): void {
+  expectSharedError(res, status, code, { colonFree: true, ...options });
 }
 
 /** A 429 with the contract's text and a `Retry-After` of at most `maxSeconds`. */

@@ -1,25 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, type ApiResponse } from '../../../test/client.js';
+import { ApiClient } from '../../../test/client.js';
 import { createTestApp, type TestApp } from '../../../test/harness.js';
 import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test/factories.js';
+import { expectError, UUID_V4 } from '../../../test/expect.js';
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ENVELOPE_KEYS = ['code', 'error', 'field', 'message'];
 const SECOND = 1000;
 const HOUR = 60 * 60 * SECOND;
 const DAY = 24 * HOUR;
-
-/** An error answer in the contract's envelope (§1.5). */
-function expectError(res: ApiResponse, status: number, code: string, field?: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  expect(res.body.code).toBe(code);
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.message.length).toBeGreaterThan(0);
-  expect(res.body.error).toBe(res.body.message);
-  for (const key of Object.keys(res.body)) expect(ENVELOPE_KEYS).toContain(key);
-  if (field !== undefined) expect(res.body.field).toBe(field);
-}
 
 /** The group object of §2.3 has exactly these keys (secretKey only when shown). */
 function expectGroupShape(body: Record<string, unknown>, withSecretKey: boolean): void {

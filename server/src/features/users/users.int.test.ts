@@ -1,33 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, type ApiResponse } from '../../../test/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiResponse } from '../../../test/client.js';
 import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test/factories.js';
-import { createTestApp, type TestApp } from '../../../test/harness.js';
 import { toSeconds } from '../../lib/clock.js';
-
-/** Each describe gets its own app and database, built in beforeAll and closed in afterAll. */
-function useTestApp(env: Record<string, string> = {}) {
-  const holder = {} as { t: TestApp; api: ApiClient };
-  beforeAll(async () => {
-    holder.t = await createTestApp(env);
-    holder.api = new ApiClient(holder.t.app);
-  });
-  afterAll(() => holder.t.close());
-  return holder;
-}
+import { expectError, UUID_V4 as UUID } from '../../../test/expect.js';
+import { useTestApp } from '../../../test/harness.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
 type Json = ApiResponse['body'];
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function expectError(res: Pick<ApiResponse, 'status' | 'body'>, status: number, code: string, field?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.code).toBe(code);
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.error).toBe(res.body.message);
-  if (field !== undefined) expect(res.body.field).toBe(field);
-}
 
 describe('GET /api/me', () => {
   const h = useTestApp();

@@ -1,0 +1,50 @@
+import { expect } from 'vitest';
+import type { ApiResponse } from './client.js';
+
+/** A lowercase canonical UUID v4 (contract §1.4). */
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const ENVELOPE_KEYS = ['code', 'error', 'field', 'message'];
+// The 0.5.6 client takes the presence of any of these as success (contract §1.5).
+const SUCCESS_KEYS = ['id', 'entityType', 'api_key', 'apiKey', 'secretKey', 'inviteKey', 'token'];
+
+/** Checks the error envelope of §1.5 on any error answer and returns its body. */
+export function expectEnvelope(res: Pick<ApiResponse, 'status' | 'headers' | 'text'>): Record<string, unknown> {
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  const body = JSON.parse(res.text) as Record<string, unknown>;
+  expect(typeof body).toBe('object');
+  expect(Array.isArray(body)).toBe(false);
+  for (const key of Object.keys(body)) expect(ENVELOPE_KEYS).toContain(key);
+  for (const key of SUCCESS_KEYS) expect(body).not.toHaveProperty(key);
+  expect(body.code).toMatch(/^[a-z]+(_[a-z]+)*$/);
+  expect(typeof body.message).toBe('string');
+  expect((body.message as string).length).toBeGreaterThan(0);
+  expect(body.error).toBe(body.message);
+  if ('field' in body) expect(typeof body.field).toBe('string');
+  return body;
+}
+
+export interface ErrorExpectation {
+  field?: string;
+  /** The exact human-readable text. */
+  message?: string;
+  /** Account endpoints: no ':' in the text (the 0.5.6 client would cut it). */
+  colonFree?: boolean;
+}
+
+/** An error answer with this status and code, in the envelope; a string names the expected `field`. */
+export function expectError(
+  res: Pick<ApiResponse, 'status' | 'headers' | 'text'>,
+  status: number,
+  code: string,
+  expectation: string | ErrorExpectation = {},
+): void {
+  const { field, message, colonFree } = typeof expectation === 'string' ? { field: expectation } : expectation;
+  expect(res.status, res.text).toBe(status);
+  const body = expectEnvelope(res);
+  expect(body.code).toBe(code);
+  if (field !== undefined) expect(body.field).toBe(field);
+  if (message !== undefined) expect(body.message).toBe(message);
+  if (colonFree === true) expect(body.message).not.toContain(':');
+}
