@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
+import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { createContext, createLogger } from './setup.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const log = createLogger(config);
   const ctx = await createContext(config, { log });
   const app = await buildApp(ctx);
+  const stopHousekeeping = scheduleHousekeeping(ctx);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     // A request that hangs must not keep the process alive for ever.
     setTimeout(() => process.exit(1), 10_000).unref();
+    stopHousekeeping();
     app
       .close()
       .then(() => ctx.db.close())
