@@ -33,8 +33,10 @@ export async function runHousekeeping(ctx: AppContext): Promise<HousekeepingRepo
       .deleteFrom('groups')
       .where('emptied_at', 'is not', null)
       .where('emptied_at', '<=', now - RETENTION.emptyGroupMs)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('memberships').select('user_id').whereRef('memberships.group_id', '=', 'groups.id'))),
+      .where((eb) =>
+        eb.not(
+          eb.exists(eb.selectFrom('memberships').select('user_id').whereRef('memberships.group_id', '=', 'groups.id')),
+        ),
       )
       .executeTakeFirst();
     const notifications = await tx
