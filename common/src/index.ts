@@ -3,3 +3,4 @@ export * from './i18n.js';
 export * from './enums.js';
 export * from './errors.js';
 export * from './validation.js';
+export * from './api/schemas.js';

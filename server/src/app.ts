@@ -10,6 +10,7 @@ import { userRoutes } from './features/users/routes.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerErrorHandler } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
+import { registerApiDocs, registerOpenApiGenerator } from './http/openapi.js';
 import { PAGE_HEADERS, registerWebClient } from './http/web.js';
 import { ApiError } from './lib/errors.js';
 import { newId } from './lib/ids.js';
@@ -132,6 +133,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerAuthentication(app, ctx);
 
+  // Route schemas serialize answers and document requests; request bodies are checked by the
+  // services with the contract's codes and order of checks (docs/adr/0001-request-validation.md).
+  app.setValidatorCompiler(() => (value: unknown) => ({ value }));
+  await registerOpenApiGenerator(app, config);
+
   await app.register(
     async (api) => {
       infoRoutes(api, ctx);
@@ -142,6 +148,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     { prefix: apiPrefix },
   );
+  if (config.apiDocs) await registerApiDocs(app, apiPrefix);
 
   const indexHtml = await registerWebClient(app, config);
 

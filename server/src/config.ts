@@ -53,6 +53,8 @@ export interface Config {
   logLevel: string;
   /** `WEB_DIST`: folder of the built web client (default `web/dist` of this checkout). */
   webDist: string;
+  /** `API_DOCS`: serve `/api/openapi.json` and the `/api/docs` page (default true). */
+  apiDocs: boolean;
 }
 
 export class ConfigError extends Error {
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const allowEmail = bool('ALLOW_EMAIL', true);
   const showInvitationLinks = bool('SHOW_INVITATION_LINKS', true);
   const publicLinks = bool('PUBLIC_LINKS', true);
+  const apiDocs = bool('API_DOCS', true);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -208,6 +211,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     secretKey,
     logLevel,
     webDist,
+    apiDocs,
   };
 }
 

@@ -1,9 +1,10 @@
+import type { Group, GroupRef } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { presentUser } from '../users/presenter.js';
 import type { GroupRow } from './queries.js';
 
 /** A nested group reference with its name (used in `me.groups`, join and leave answers). */
-export function presentGroupRef(group: Pick<GroupRow, 'id' | 'name'>) {
+export function presentGroupRef(group: Pick<GroupRow, 'id' | 'name'>): GroupRef {
   return { id: group.id, entityType: 'group' as const, name: group.name };
 }
 
@@ -15,7 +16,7 @@ export function presentGroup(
   group: GroupRow,
   members: { id: string; name: string; avatar_id: string | null }[],
   options: { withSecretKey: boolean },
-) {
+): Group {
   return {
     id: group.id,
     entityType: 'group' as const,

@@ -1,6 +1,7 @@
-import { LIMITS } from '@kith/common';
+import { Info, LIMITS } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { describeRoute } from '../../http/route-schema.js';
 
 /** The API version this server implements. */
 export const API_VERSION = '1.0.0';
@@ -8,7 +9,8 @@ export const API_VERSION = '1.0.0';
 /** GET /api/info (contract §3.1): what this instance offers, for clients to adapt. */
 export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { config } = ctx;
-  app.get('/info', () => ({
+  const schema = describeRoute({ summary: 'Instance state', tag: 'instance', auth: 'anyone', response: { 200: Info } });
+  app.get('/info', { schema }, (): Info => ({
     version: API_VERSION,
     compat: 'zusam-0.5.6',
     // Upload kinds become available with the media feature; until then the operator's switches show.

@@ -1,20 +1,23 @@
+import type { Notification, NotificationType } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { presentAvatar } from '../users/presenter.js';
 import type { NotificationView } from './queries.js';
 
-function parseData(raw: string): Record<string, unknown> {
+/** The stored `data` object; its values are strings (group names, announcement text). */
+function parseData(raw: string): Record<string, string> {
   try {
     const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+    return Object.fromEntries(
+      Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
   } catch {
     return {};
   }
 }
 
 /** The complete Notification object (contract §2.7); lists and the single GET share it. */
-export function presentNotification(n: NotificationView) {
+export function presentNotification(n: NotificationView): Notification {
   // A deleted author leaves `from_user_id` null (the foreign key sets it), and the join finds nothing.
   const fromUser =
     n.from_user_id !== null && n.from_user_name !== null
@@ -28,7 +31,7 @@ export function presentNotification(n: NotificationView) {
   return {
     id: n.id,
     entityType: 'notification' as const,
-    type: n.type,
+    type: n.type as NotificationType,
     createdAt: toSeconds(n.created_at),
     read: n.read === 1,
     target: n.target,

@@ -1,3 +1,4 @@
+import type { Me, UserRef } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import type { UserRow } from './queries.js';
 
@@ -12,13 +13,13 @@ export function presentAvatar(avatarId: string | null): FileRef | null {
 }
 
 /** Someone else's profile (contract §2.2): name and avatar only, never the login or settings. */
-export function presentUser(user: Pick<UserRow, 'id' | 'name' | 'avatar_id'>) {
+export function presentUser(user: Pick<UserRow, 'id' | 'name' | 'avatar_id'>): UserRef {
   return { id: user.id, entityType: 'user' as const, name: user.name, avatar: presentAvatar(user.avatar_id) };
 }
 
 /** The caller's own user (contract §2.1). `data` holds only the keys that were ever set. */
-export function presentMe(user: UserRow, groups: { id: string; name: string }[]) {
-  const data: Record<string, string> = {};
+export function presentMe(user: UserRow, groups: { id: string; name: string }[]): Me {
+  const data: Me['data'] = {};
   if (user.notification_emails !== null) data.notification_emails = user.notification_emails;
   if (user.default_group_id !== null) data.default_group = user.default_group_id;
   if (user.lang !== null) data.lang = user.lang;

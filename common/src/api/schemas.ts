@@ -1,0 +1,150 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES } from '../enums.js';
+import { ERROR_CODES } from '../errors.js';
+
+/**
+ * The API's objects as JSON Schema (TypeBox), shared by the server and the web client. The server
+ * serializes its answers with them and builds the OpenAPI document from them; presenters are typed
+ * with `Static<…>`, so the code and the contract cannot drift apart. Sections refer to the contract.
+ */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Id = Type.String({ description: 'lowercase UUID v4' });
+const Seconds = Type.Integer({ description: 'Unix time in seconds' });
+
+/** A nested file reference (§1.4). */
+export const FileRef = Type.Object({ id: Id, entityType: Type.Literal('file') });
+
+/** A nested user with the display fields Kith adds (§2.2, §11.6). */
+export const UserRef = Type.Object({
+  id: Id,
+  entityType: Type.Literal('user'),
+  name: Type.String(),
+  avatar: Nullable(FileRef),
+});
+export type UserRef = Static<typeof UserRef>;
+
+/** A nested group with its name. */
+export const GroupRef = Type.Object({ id: Id, entityType: Type.Literal('group'), name: Type.String() });
+export type GroupRef = Static<typeof GroupRef>;
+
+/** The caller's own user (§2.1). */
+export const Me = Type.Object({
+  id: Id,
+  entityType: Type.Literal('user'),
+  name: Type.String(),
+  login: Type.String(),
+  avatar: Nullable(FileRef),
+  groups: Type.Array(GroupRef, { description: 'in the order they were joined, oldest first' }),
+  data: Type.Object(
+    {
+      notification_emails: Type.Optional(Type.String()),
+      default_group: Type.Optional(Id),
+      lang: Type.Optional(Type.String()),
+    },
+    { description: 'only the keys that were ever set' },
+  ),
+  createdAt: Seconds,
+  lastActivityDate: Seconds,
+});
+export type Me = Static<typeof Me>;
+
+/** Someone else's profile (§2.2), or the caller's own (then the Me object). */
+export const UserOrMe = Type.Union([Me, UserRef]);
+
+/** A group (§2.3); `secretKey` is the invitation key. */
+export const Group = Type.Object({
+  id: Id,
+  entityType: Type.Literal('group'),
+  name: Type.String(),
+  createdAt: Seconds,
+  lastActivityDate: Seconds,
+  secretKey: Type.Optional(Type.String({ description: 'left out when the instance hides invitation links' })),
+  users: Type.Array(UserRef, { description: 'members in the order they joined' }),
+});
+export type Group = Static<typeof Group>;
+
+/** A notification (§2.7), complete in lists too. */
+export const Notification = Type.Object({
+  id: Id,
+  entityType: Type.Literal('notification'),
+  type: Type.Enum(NOTIFICATION_TYPES),
+  createdAt: Seconds,
+  read: Type.Boolean(),
+  target: Type.String(),
+  data: Type.Record(Type.String(), Type.String()),
+  fromUser: Nullable(UserRef),
+  fromGroup: Nullable(GroupRef),
+  fromMessage: Nullable(Type.Object({ id: Id, entityType: Type.Literal('message') })),
+  title: Type.String(),
+  parentAuthorName: Type.String(),
+  miniature: Nullable(FileRef),
+});
+export type Notification = Static<typeof Notification>;
+
+const Flags = <K extends string>(keys: readonly K[]) =>
+  Type.Object(Object.fromEntries(keys.map((k) => [k, Type.Boolean()])) as Record<K, ReturnType<typeof Type.Boolean>>);
+const Sizes = <K extends string>(keys: readonly K[]) =>
+  Type.Object(Object.fromEntries(keys.map((k) => [k, Type.Integer()])) as Record<K, ReturnType<typeof Type.Integer>>);
+const UPLOAD_KEYS = ['image', 'video', 'pdf', 'audio'] as const;
+
+/** The instance state (§3.1). */
+export const Info = Type.Object({
+  version: Type.String(),
+  compat: Type.String(),
+  upload: Flags(UPLOAD_KEYS),
+  default_lang: Type.String(),
+  allow_email: Type.Boolean(),
+  show: Flags(['group_invitation_links', 'public_links'] as const),
+  limits: Type.Object({
+    text: Type.Integer(),
+    title: Type.Integer(),
+    name: Type.Integer(),
+    passwordMin: Type.Integer(),
+    passwordMax: Type.Integer(),
+    filesPerMessage: Type.Integer(),
+    uploadBytes: Sizes(UPLOAD_KEYS),
+  }),
+});
+export type Info = Static<typeof Info>;
+
+/** Answers of the account endpoints (§3.2, §3.3, §3.5, §4.5, §5.7, §11.2). */
+export const ApiKeyAnswer = Type.Object({ api_key: Type.String() });
+export const SignupAnswer = Type.Object({ api_key: Type.String(), group: Id });
+export const NewApiKeyAnswer = Type.Object({ apiKey: Type.String() });
+export const InviteKeyAnswer = Type.Object({ inviteKey: Type.String() });
+export const ReadAllAnswer = Type.Object({ updated: Type.Integer() });
+export const EmptyAnswer = Type.Object({});
+
+/** The error envelope of every failed call (§1.5). */
+export const ErrorBody = Type.Object({
+  code: Type.Enum(ERROR_CODES),
+  message: Type.String(),
+  error: Type.String({ description: 'the same text as message' }),
+  field: Type.Optional(Type.String({ description: 'dotted path of the request field at fault' })),
+});
+
+// Request bodies. They document the API; the services check them with the contract's codes and
+// order of checks (docs/adr/0001-request-validation.md). Unknown fields are always allowed.
+const IdOrRef = Type.Union([Id, Type.Object({ id: Id })]);
+
+export const LoginBody = Type.Object({ login: Type.String(), password: Type.String() });
+export const SignupBody = Type.Object({ login: Type.String(), password: Type.String(), invite_key: Type.String() });
+export const ResetMailBody = Type.Object({ mail: Type.String() });
+export const NewPasswordBody = Type.Object({ mail: Type.String(), key: Type.String(), password: Type.String() });
+export const UserUpdateBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  login: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String({ description: '"" means unchanged' })),
+  avatar: Type.Optional(Nullable(IdOrRef)),
+  data: Type.Optional(
+    Type.Object({
+      notification_emails: Type.Optional(Type.Enum(NOTIFICATION_EMAIL_FREQUENCIES)),
+      default_group: Type.Optional(Nullable(Type.Union([IdOrRef, Type.Literal('')]))),
+      lang: Type.Optional(Type.String()),
+    }),
+  ),
+});
+export const GroupNameBody = Type.Object({ name: Type.String() });
+export const NotificationUpdateBody = Type.Object({ read: Type.Boolean() });
+export const ReadAllBody = Type.Object({ before: Type.Optional(Seconds) });

@@ -1,0 +1,42 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { API_VERSION } from '../features/info/routes.js';
+
+/**
+ * The OpenAPI 3.1 document is generated from the routes' schemas (contract §11.5). Registered before
+ * the routes, so it sees every one of them.
+ */
+export async function registerOpenApiGenerator(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kith API',
+        version: API_VERSION,
+        description:
+          'The HTTP API of Kith, wire-compatible with the Zusam 0.5.6 web client. Every error answers the envelope {code, message, error, field?}.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN' } } },
+    },
+  });
+}
+
+/**
+ * `GET /api/openapi.json` and the `/api/docs` page, whose assets all come from Kith itself. Both
+ * answer 404 `route_not_found` when the operator turns them off (`API_DOCS=false`).
+ */
+export async function registerApiDocs(app: FastifyInstance, apiPrefix: string): Promise<void> {
+  app.get(`${apiPrefix}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
+    void reply.header('Cache-Control', 'public, max-age=3600');
+    return app.swagger();
+  });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: `${apiPrefix}/docs`,
+    // Its own scripts only, with a CSP that says so.
+    staticCSP: true,
+    uiConfig: { tryItOutEnabled: true, persistAuthorization: false },
+  });
+}
