@@ -18,12 +18,6 @@ export interface RateLimiter {
   reset(key: string): void;
 }
 
-/** One rule of the throttling table: at most `limit` hits per `windowMs`. */
-export interface Limit {
-  limit: number;
-  windowMs: number;
-}
-
 export class MemoryRateLimiter implements RateLimiter {
   private readonly hits = new Map<string, number[]>();
   private lastSweep = 0;

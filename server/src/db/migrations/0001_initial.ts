@@ -78,6 +78,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['user_id', 'from_group_id'])
     .execute();
   await db.schema.createIndex('notifications_from_user').on('notifications').column('from_user_id').execute();
+  // Housekeeping removes notifications older than a year across all users.
+  await db.schema.createIndex('notifications_created').on('notifications').column('created_at').execute();
   await db.schema.createIndex('notifications_from_group').on('notifications').column('from_group_id').execute();
 
   await db.schema
