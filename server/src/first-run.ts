@@ -18,7 +18,11 @@ export async function firstRunInvitation(ctx: AppContext): Promise<string | null
     const meta = await tx.selectFrom('kith_meta').select('value').where('key', '=', SETUP_GROUP_KEY).executeTakeFirst();
     let group = meta === undefined ? undefined : await findGroupById(tx, meta.value);
     if (group === undefined) {
-      group = await insertGroup(tx, SETUP_GROUP_NAME, ctx.clock.now());
+      const now = ctx.clock.now();
+      group = await insertGroup(tx, SETUP_GROUP_NAME, now);
+      // Member-less from birth: if nobody ever joins (the first account was made with the CLI),
+      // housekeeping purges it like any empty group; a later start makes a new one if still needed.
+      await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();
       await tx.deleteFrom('kith_meta').where('key', '=', SETUP_GROUP_KEY).execute();
       await tx.insertInto('kith_meta').values({ key: SETUP_GROUP_KEY, value: group.id }).execute();
     }
