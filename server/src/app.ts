@@ -3,6 +3,8 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppContext } from './context.js';
 import { LIMITS } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
+import { bookmarkRoutes } from './features/bookmarks/routes.js';
+import { messageRoutes } from './features/messages/routes.js';
 import { groupRoutes } from './features/groups/routes.js';
 import { infoRoutes } from './features/info/routes.js';
 import { notificationRoutes } from './features/notifications/routes.js';
@@ -145,6 +147,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       userRoutes(api, ctx);
       groupRoutes(api, ctx);
       notificationRoutes(api, ctx);
+      messageRoutes(api, ctx);
+      bookmarkRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -5,6 +5,8 @@ import type { Clock } from './lib/clock.js';
 import type { RateLimiter } from './lib/rate-limiter.js';
 import type { SecretBox } from './lib/secrets.js';
 import type { Mailer } from './mail/mailer.js';
+import type { MemoryEventBus } from './events/memory-event-bus.js';
+import type { SearchIndex } from './search/search-index.js';
 
 /**
  * What every service gets: the swappable parts chosen once at start-up. Tests build their own
@@ -18,4 +20,6 @@ export interface AppContext {
   secretBox: SecretBox;
   mailer: Mailer;
   log: FastifyBaseLogger;
+  search: SearchIndex;
+  events: MemoryEventBus;
 }

@@ -8,6 +8,8 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { MemoryRateLimiter } from './lib/rate-limiter.js';
 import { SecretBox } from './lib/secrets.js';
 import { OutboxMailer, type Mailer } from './mail/mailer.js';
+import { MemoryEventBus } from './events/memory-event-bus.js';
+import { createSearchIndex } from './search/create.js';
 
 /** A logger that never prints secrets: the auth header and cookies are redacted wherever they appear. */
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -40,5 +42,7 @@ export async function createContext(
     limiter: new MemoryRateLimiter(clock),
     secretBox: new SecretBox(config.secretKey),
     mailer: overrides.mailer ?? new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, log),
+    search: createSearchIndex(db.dialect),
+    events: new MemoryEventBus(),
   };
 }

@@ -124,6 +124,100 @@ export const ErrorBody = Type.Object({
   field: Type.Optional(Type.String({ description: 'dotted path of the request field at fault' })),
 });
 
+/** A file object (§2.6). */
+export const FileObject = Type.Object({
+  id: Id,
+  entityType: Type.Literal('file'),
+  createdAt: Seconds,
+  type: Type.String({ description: 'MIME type detected from the bytes' }),
+  status: Type.Union([Type.Literal('raw'), Type.Literal('ready')]),
+  contentUrl: Type.String({ description: 'signed name to append to /files/' }),
+  size: Type.Integer(),
+  fileIndex: Type.Integer(),
+  name: Type.String(),
+  progress: Nullable(Type.Integer()),
+});
+export type FileObject = Static<typeof FileObject>;
+
+const MessageRef = Type.Object({ id: Id, entityType: Type.Literal('message') });
+const MessageData = Type.Object(
+  {
+    title: Type.Optional(Type.String()),
+    text: Type.Optional(Type.String()),
+    no_embed: Type.Optional(Type.Boolean()),
+  },
+  { description: 'keys that were never set are missing; {} on placeholders' },
+);
+
+/** A message (§2.4). */
+export const Message = Type.Object({
+  id: Id,
+  entityType: Type.Literal('message'),
+  type: Type.Literal('standard'),
+  createdAt: Seconds,
+  lastActivityDate: Seconds,
+  data: MessageData,
+  author: Nullable(UserRef),
+  group: Nullable(GroupRef),
+  parent: Nullable(MessageRef),
+  lineage: Type.Array(Id, { description: 'ancestor ids, nearest parent first, root last' }),
+  children: Type.Array(MessageRef, { description: 'direct replies, oldest first' }),
+  files: Type.Array(FileObject),
+  preview: Nullable(FileObject),
+  isInFront: Type.Boolean(),
+  isPublic: Type.Boolean(),
+  isDeleted: Type.Boolean(),
+});
+export type Message = Static<typeof Message>;
+
+/** A message card (§2.5): `children` is a count. */
+export const MessagePreview = Type.Object({
+  id: Id,
+  entityType: Type.Literal('message'),
+  type: Type.Literal('standard'),
+  createdAt: Seconds,
+  lastActivityDate: Seconds,
+  data: MessageData,
+  author: Nullable(UserRef),
+  group: GroupRef,
+  preview: Nullable(FileObject),
+  children: Type.Integer(),
+  isInFront: Type.Boolean(),
+  isDeleted: Type.Boolean(),
+});
+export type MessagePreview = Static<typeof MessagePreview>;
+
+/** A card of the batched feed (§11.1). */
+export const FeedItem = Type.Object({
+  ...MessagePreview.properties,
+  truncated: Type.Boolean({ description: 'data.text was cut to 1000 characters' }),
+  unread: Type.Boolean({ description: 'an unread new_message or new_comment notification is about this thread' }),
+});
+export type FeedItem = Static<typeof FeedItem>;
+
+/** GET /api/groups/{id}/feed (§11.1). */
+export const FeedPage = Type.Object({
+  messages: Type.Array(FeedItem),
+  totalItems: Type.Integer(),
+  nextCursor: Nullable(Type.String()),
+});
+
+/** GET /api/groups/{id}/page/{page} (§5.4). */
+export const GroupPage = Type.Object({ messages: Type.Array(Id), totalItems: Type.Integer() });
+
+/** A bookmark (§2.8); with `?expand=message` the message is a preview. */
+export const Bookmark = Type.Object({
+  id: Id,
+  entityType: Type.Literal('bookmark'),
+  createdAt: Seconds,
+  user: Type.Object({ id: Id, entityType: Type.Literal('user') }),
+  message: Type.Union([MessagePreview, MessageRef]),
+});
+export type Bookmark = Static<typeof Bookmark>;
+
+/** GET /api/messages/{id}/get-public-link (§6.6). */
+export const PublicLinkAnswer = Type.Object({ token: Type.String(), url: Type.String() });
+
 // Request bodies. They document the API; the services check them with the contract's codes and
 // order of checks (docs/adr/0001-request-validation.md). Unknown fields are always allowed.
 const IdOrRef = Type.Union([Id, Type.Object({ id: Id })]);
@@ -148,3 +242,11 @@ export const UserUpdateBody = Type.Object({
 export const GroupNameBody = Type.Object({ name: Type.String() });
 export const NotificationUpdateBody = Type.Object({ read: Type.Boolean() });
 export const ReadAllBody = Type.Object({ before: Type.Optional(Seconds) });
+export const MessageBody = Type.Object({
+  group: Type.Optional(IdOrRef),
+  parent: Type.Optional(Nullable(IdOrRef)),
+  data: Type.Optional(MessageData),
+  files: Type.Optional(Type.Array(IdOrRef)),
+  isInFront: Type.Optional(Type.Boolean({ description: 'true publishes a reply in the group (PUT only)' })),
+});
+export const BookmarkBody = Type.Object({ message_id: IdOrRef });

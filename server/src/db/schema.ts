@@ -69,6 +69,31 @@ export interface PasswordResetKeysTable {
   used_at: number | null;
 }
 
+export interface MessagesTable {
+  id: string;
+  group_id: string;
+  author_id: string | null;
+  parent_id: string | null;
+  root_id: string;
+  /** JSON array of ancestor ids, nearest parent first. */
+  lineage: string;
+  title: string | null;
+  text: string | null;
+  no_embed: number | null;
+  created_at: number;
+  last_activity_date: number;
+  is_in_front: number;
+  is_deleted: number;
+  public_token: string | null;
+}
+
+export interface BookmarksTable {
+  id: string;
+  user_id: string;
+  message_id: string;
+  created_at: number;
+}
+
 export interface KithMetaTable {
   key: string;
   value: string;
@@ -80,5 +105,7 @@ export interface Database {
   memberships: MembershipsTable;
   notifications: NotificationsTable;
   password_reset_keys: PasswordResetKeysTable;
+  messages: MessagesTable;
+  bookmarks: BookmarksTable;
   kith_meta: KithMetaTable;
 }

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { addMember } from '../groups/service.js';
+import { publishNotifications } from '../notifications/service.js';
 import { findGroupBySecretKey } from '../groups/queries.js';
 import { findUserByLogin, type UserRow } from '../users/queries.js';
 import { newApiKey } from './api-keys.js';
@@ -103,7 +104,10 @@ export async function signup(
   // "Log in through an invitation": the password is checked exactly like a login attempt.
   const joinExisting = async (existing: UserRow) => {
     const user = await checkCredentials(ctx, existing, loginName, password, ip);
-    await transaction(ctx, (tx) => addMember(tx, group, user, ctx.clock.now(), { notify: true }));
+    await transaction(ctx, async (tx, afterCommit) => {
+      const { notifications } = await addMember(tx, group, user, ctx.clock.now(), { notify: true });
+      afterCommit(() => publishNotifications(ctx.events, notifications));
+    });
     return { answer: { api_key: apiKeyOf(ctx, user), group: group.id }, user };
   };
 
@@ -114,7 +118,7 @@ export async function signup(
   const passwordHash = await hashPassword(password);
   const key = newApiKey(ctx);
   try {
-    const user = await transaction(ctx, async (tx) => {
+    const user = await transaction(ctx, async (tx, afterCommit) => {
       const inserted = await insertUser(tx, {
         login: loginName,
         name: nameFromEmail(loginName),
@@ -123,7 +127,8 @@ export async function signup(
         notificationEmails: ctx.config.defaultNotificationEmails,
         now: ctx.clock.now(),
       });
-      await addMember(tx, group, inserted, ctx.clock.now(), { notify: true });
+      const { notifications } = await addMember(tx, group, inserted, ctx.clock.now(), { notify: true });
+      afterCommit(() => publishNotifications(ctx.events, notifications));
       return inserted;
     });
     return { answer: { api_key: key.key, group: group.id }, user };

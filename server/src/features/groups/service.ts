@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { transaction, type Tx } from '../../db/transaction.js';
 import { ApiError, featureDisabled, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { notifyGroupMembers } from '../notifications/service.js';
+import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
 import { findGroupById, findGroupBySecretKey, isMember, listMembers, type GroupRow } from './queries.js';
 import { presentGroup, presentGroupRef } from './presenter.js';
@@ -38,8 +38,9 @@ export async function insertGroup(tx: Tx, name: string, now: number): Promise<Gr
 }
 
 /**
- * Adds `user` to `group` unless already a member. Returns whether they joined. A joiner without a
- * default group gets this one; a group waiting to be purged is kept; the other members are told.
+ * Adds `user` to `group` unless already a member. `joined` says whether they joined; the other
+ * members' notifications are returned for the caller to publish after the commit. A joiner without a
+ * default group gets this one; a group waiting to be purged is kept.
  */
 export async function addMember(
   tx: Tx,
@@ -47,35 +48,28 @@ export async function addMember(
   user: UserRow,
   now: number,
   options: { notify: boolean },
-): Promise<boolean> {
+): Promise<{ joined: boolean; notifications: CreatedNotification[] }> {
   // ON CONFLICT rather than a check first: two joins racing (a double submit) make one membership.
   const inserted = await tx
     .insertInto('memberships')
     .values({ group_id: group.id, user_id: user.id, joined_at: now })
     .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { joined: false, notifications: [] };
   if (group.emptied_at !== null)
     await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
   if (user.default_group_id === null) {
     await tx.updateTable('users').set({ default_group_id: group.id }).where('id', '=', user.id).execute();
   }
-  if (options.notify) {
-    await notifyGroupMembers(
-      tx,
-      group.id,
-      user.id,
-      {
-        type: 'user_joined_group',
-        target: group.id,
-        fromUserId: user.id,
-        fromGroupId: group.id,
-        fromMessageId: null,
-      },
-      now,
-    );
-  }
-  return true;
+  if (!options.notify) return { joined: true, notifications: [] };
+  const notifications = await notifyGroupMembers(
+    tx,
+    group.id,
+    user.id,
+    { type: 'user_joined_group', target: group.id, fromUserId: user.id, fromGroupId: group.id, fromMessageId: null },
+    now,
+  );
+  return { joined: true, notifications };
 }
 
 /** Loads a group the caller belongs to; anything else is 404, so ids cannot be probed (contract §1.8). */
@@ -107,13 +101,13 @@ export function getGroup(ctx: AppContext, user: UserRow, groupId: string) {
 
 /** PUT /api/groups/{id}: only `name` is read; a real change notifies the other members. */
 export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, rawName: string | undefined) {
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, afterCommit) => {
     const group = await loadMemberGroup(tx, groupId, user);
     if (rawName === undefined) return groupAnswer(ctx, tx, group);
     const name = readGroupName(rawName);
     if (name !== group.name) {
       await tx.updateTable('groups').set({ name }).where('id', '=', group.id).execute();
-      await notifyGroupMembers(
+      const notifications = await notifyGroupMembers(
         tx,
         group.id,
         user.id,
@@ -127,6 +121,7 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
         },
         ctx.clock.now(),
       );
+      afterCommit(() => publishNotifications(ctx.events, notifications));
     }
     return groupAnswer(ctx, tx, { ...group, name });
   });
@@ -138,7 +133,7 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
  * group left empty starts its 30 days before purge.
  */
 export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, afterCommit) => {
     const group = await loadMemberGroup(tx, groupId, user);
     const now = ctx.clock.now();
     await tx.deleteFrom('memberships').where('group_id', '=', group.id).where('user_id', '=', user.id).execute();
@@ -171,6 +166,13 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
       },
       now,
     );
+    afterCommit(() => publishNotifications(ctx.events, remaining));
+    // The leaver's bookmarks of the group's messages go with their access to them.
+    await tx
+      .deleteFrom('bookmarks')
+      .where('user_id', '=', user.id)
+      .where('message_id', 'in', (eb) => eb.selectFrom('messages').select('id').where('group_id', '=', group.id))
+      .execute();
     if (remaining.length === 0)
       await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();
     return presentGroupRef(group);
@@ -190,10 +192,11 @@ export function resetInviteKey(ctx: AppContext, user: UserRow, groupId: string) 
 
 /** POST /api/groups/invitation/{key}: join by invite key; a member joining again is a no-op. */
 export function acceptInvitation(ctx: AppContext, user: UserRow, inviteKey: string) {
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, afterCommit) => {
     const group = await findGroupBySecretKey(tx, inviteKey);
     if (group === undefined) return null;
-    await addMember(tx, group, user, ctx.clock.now(), { notify: true });
+    const { notifications } = await addMember(tx, group, user, ctx.clock.now(), { notify: true });
+    afterCommit(() => publishNotifications(ctx.events, notifications));
     return presentGroupRef(group);
   });
 }

@@ -43,8 +43,7 @@ export function presentNotification(n: NotificationView): Notification {
         : null,
     fromMessage: n.from_message_id !== null ? { id: n.from_message_id, entityType: 'message' as const } : null,
     title: n.title,
-    // The author of `fromMessage` for a new_comment; messages join this in the messages feature.
-    parentAuthorName: '',
+    parentAuthorName: n.type === 'new_comment' ? (n.parent_author_name ?? '') : '',
     miniature: fromUser?.avatar ?? null,
   };
 }

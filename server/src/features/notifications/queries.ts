@@ -8,26 +8,32 @@ type Q = Kysely<Database>;
  * group that caused them), so a list never costs one query per item.
  */
 function selectNotifications(db: Q) {
-  return db
-    .selectFrom('notifications as n')
-    .leftJoin('users as fu', 'fu.id', 'n.from_user_id')
-    .leftJoin('groups as fg', 'fg.id', 'n.from_group_id')
-    .select([
-      'n.id',
-      'n.user_id',
-      'n.type',
-      'n.created_at',
-      'n.read',
-      'n.target',
-      'n.data',
-      'n.from_user_id',
-      'n.from_group_id',
-      'n.from_message_id',
-      'n.title',
-      'fu.name as from_user_name',
-      'fu.avatar_id as from_user_avatar_id',
-      'fg.name as from_group_name',
-    ]);
+  return (
+    db
+      .selectFrom('notifications as n')
+      .leftJoin('users as fu', 'fu.id', 'n.from_user_id')
+      .leftJoin('groups as fg', 'fg.id', 'n.from_group_id')
+      // The author of the replied-to message, for new_comment's parentAuthorName.
+      .leftJoin('messages as fm', 'fm.id', 'n.from_message_id')
+      .leftJoin('users as fma', 'fma.id', 'fm.author_id')
+      .select([
+        'n.id',
+        'n.user_id',
+        'n.type',
+        'n.created_at',
+        'n.read',
+        'n.target',
+        'n.data',
+        'n.from_user_id',
+        'n.from_group_id',
+        'n.from_message_id',
+        'n.title',
+        'fu.name as from_user_name',
+        'fu.avatar_id as from_user_avatar_id',
+        'fg.name as from_group_name',
+        'fma.name as parent_author_name',
+      ])
+  );
 }
 
 export type NotificationView = Awaited<ReturnType<ReturnType<typeof selectNotifications>['executeTakeFirstOrThrow']>>;

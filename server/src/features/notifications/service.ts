@@ -1,5 +1,6 @@
 import type { NotificationType } from '@kith/common';
 import type { Tx } from '../../db/transaction.js';
+import type { EventBus } from '../../events/event-bus.js';
 import { newId } from '../../lib/ids.js';
 import { listOtherMemberIds } from '../groups/queries.js';
 
@@ -17,13 +18,19 @@ export interface NotificationInput {
 // Stays well under SQLite's and PostgreSQL's bound-parameter limits (11 columns a row).
 const INSERT_CHUNK = 500;
 
+/** A notification just created: whom it is for (to push it on their live stream after commit). */
+export interface CreatedNotification {
+  id: string;
+  userId: string;
+}
+
 /** Creates one notification per recipient in a few multi-row inserts (never one query per member). */
 export async function notifyUsers(
   tx: Tx,
   recipients: string[],
   input: NotificationInput,
   now: number,
-): Promise<string[]> {
+): Promise<CreatedNotification[]> {
   const rows = recipients.map((userId) => ({
     id: newId(),
     user_id: userId,
@@ -43,7 +50,12 @@ export async function notifyUsers(
       .values(rows.slice(i, i + INSERT_CHUNK))
       .execute();
   }
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+}
+
+/** Pushes new notifications on their owners' live streams; call it after the commit. */
+export function publishNotifications(events: EventBus, created: CreatedNotification[]): void {
+  for (const n of created) events.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
 }
 
 /**
@@ -56,7 +68,7 @@ export async function notifyGroupMembers(
   actorId: string | null,
   input: NotificationInput,
   now: number,
-): Promise<string[]> {
+): Promise<CreatedNotification[]> {
   const recipients = await listOtherMemberIds(tx, groupId, actorId);
   return notifyUsers(tx, recipients, input, now);
 }

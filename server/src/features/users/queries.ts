@@ -31,9 +31,9 @@ export function listGroupsOfUser(db: Q, userId: string): Promise<{ id: string; n
 }
 
 /**
- * Whether `viewerId` may see `targetId`'s profile (contract §1.8): they share a group, or the target
- * caused one of the viewer's notifications. Authors of readable messages join this rule with the
- * messages feature.
+ * Whether `viewerId` may see `targetId`'s profile (contract §1.8): they share a group, the target
+ * wrote a message the viewer can read (so names stay for people who left), or the target caused one
+ * of the viewer's notifications.
  */
 export async function isUserVisibleTo(db: Q, viewerId: string, targetId: string): Promise<boolean> {
   if (viewerId === targetId) return true;
@@ -46,6 +46,15 @@ export async function isUserVisibleTo(db: Q, viewerId: string, targetId: string)
     .limit(1)
     .executeTakeFirst();
   if (sharedGroup !== undefined) return true;
+  const authored = await db
+    .selectFrom('messages')
+    .innerJoin('memberships', 'memberships.group_id', 'messages.group_id')
+    .select('messages.id')
+    .where('messages.author_id', '=', targetId)
+    .where('memberships.user_id', '=', viewerId)
+    .limit(1)
+    .executeTakeFirst();
+  if (authored !== undefined) return true;
   const notification = await db
     .selectFrom('notifications')
     .select('id')

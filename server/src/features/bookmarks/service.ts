@@ -1,0 +1,106 @@
+import { LIMITS, type Bookmark } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import type { Body } from '../../lib/body.js';
+import { toSeconds } from '../../lib/clock.js';
+import { missingField, notFound } from '../../lib/errors.js';
+import { newId, parseId } from '../../lib/ids.js';
+import { parseLimit } from '../../lib/params.js';
+import { presentPreview } from '../messages/presenter.js';
+import { childCounts, findMessageViews } from '../messages/queries.js';
+import { loadReadableMessage } from '../messages/service.js';
+import type { UserRow } from '../users/queries.js';
+
+interface BookmarkRow {
+  id: string;
+  user_id: string;
+  message_id: string;
+  created_at: number;
+}
+
+function presentBookmark(b: BookmarkRow, message?: Bookmark['message']): Bookmark {
+  return {
+    id: b.id,
+    entityType: 'bookmark',
+    createdAt: toSeconds(b.created_at),
+    user: { id: b.user_id, entityType: 'user' },
+    message: message ?? { id: b.message_id, entityType: 'message' },
+  };
+}
+
+/**
+ * POST /api/bookmarks (contract §9.2): one bookmark per user and message; bookmarking again answers
+ * the existing one with 200.
+ */
+export async function addBookmark(
+  ctx: AppContext,
+  user: UserRow,
+  body: Body,
+): Promise<{ created: boolean; bookmark: Bookmark }> {
+  const messageId = body.id('message_id');
+  if (messageId === undefined || messageId === '') throw missingField('message_id', 'The message is required');
+  const message = await loadReadableMessage(ctx.db.kysely, user, messageId === 'invalid' ? null : messageId);
+  if (message.is_deleted === 1) throw notFound();
+  const row: BookmarkRow = { id: newId(), user_id: user.id, message_id: message.id, created_at: ctx.clock.now() };
+  const inserted = await ctx.db.kysely
+    .insertInto('bookmarks')
+    .values(row)
+    .onConflict((oc) => oc.columns(['user_id', 'message_id']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { created: true, bookmark: presentBookmark(row) };
+  const existing = await ctx.db.kysely
+    .selectFrom('bookmarks')
+    .selectAll()
+    .where('user_id', '=', user.id)
+    .where('message_id', '=', message.id)
+    .executeTakeFirstOrThrow();
+  return { created: false, bookmark: presentBookmark(existing) };
+}
+
+/** DELETE /api/bookmarks/{id}: the owner's only; others answer 404. */
+export async function removeBookmark(ctx: AppContext, user: UserRow, rawId: string): Promise<void> {
+  const id = parseId(rawId);
+  const result =
+    id === null
+      ? undefined
+      : await ctx.db.kysely
+          .deleteFrom('bookmarks')
+          .where('id', '=', id)
+          .where('user_id', '=', user.id)
+          .executeTakeFirst();
+  if (result === undefined || Number(result.numDeletedRows) === 0) throw notFound();
+}
+
+/**
+ * GET /api/me/bookmarks/{limit} (contract §9.1): newest first, only messages the caller can still
+ * read; with `expand=message` each message is a card, so the grid renders from one request.
+ */
+export async function listBookmarks(
+  ctx: AppContext,
+  user: UserRow,
+  rawLimit: string | undefined,
+  expand: boolean,
+): Promise<Bookmark[]> {
+  const limit = parseLimit(rawLimit, LIMITS.bookmarksDefault, LIMITS.bookmarksMax);
+  const db = ctx.db.kysely;
+  const rows = await db
+    .selectFrom('bookmarks as b')
+    .innerJoin('messages as m', 'm.id', 'b.message_id')
+    .innerJoin('memberships as ms', (join) =>
+      join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', user.id),
+    )
+    .select(['b.id', 'b.user_id', 'b.message_id', 'b.created_at'])
+    .where('b.user_id', '=', user.id)
+    .where('m.is_deleted', '=', 0)
+    .orderBy('b.created_at', 'desc')
+    .orderBy('b.id', 'desc')
+    .limit(limit)
+    .execute();
+  if (!expand) return rows.map((b) => presentBookmark(b));
+  const ids = rows.map((b) => b.message_id);
+  const [views, counts] = await Promise.all([findMessageViews(db, ids), childCounts(db, ids)]);
+  const byId = new Map(views.map((v) => [v.id, v]));
+  return rows.flatMap((b) => {
+    const view = byId.get(b.message_id);
+    return view === undefined ? [] : [presentBookmark(b, presentPreview(view, counts.get(b.message_id) ?? 0))];
+  });
+}

@@ -1,0 +1,127 @@
+import { LIMITS, type FeedItem, type Message } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
+import { invalidField, notFound } from '../../lib/errors.js';
+import { isMember } from '../groups/queries.js';
+import type { UserRow } from '../users/queries.js';
+import { presentFeedItem } from './presenter.js';
+import { childCounts, countFrontMessages, findMessageViews, frontMessagesQuery, lineageOf } from './queries.js';
+import { messageAnswer } from './service.js';
+
+async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<void> {
+  if (!(await isMember(db, groupId, user.id))) throw notFound();
+}
+
+/** GET /api/groups/{id}/page/{page} (contract §5.4): ids of front messages, 30 a page. */
+export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
+  if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
+  const db = ctx.db.kysely;
+  await requireMember(db, groupId, user);
+  const page = Number(rawPage);
+  const rows = await frontMessagesQuery(db, groupId)
+    .select('id')
+    .limit(LIMITS.groupPageSize)
+    .offset(page * LIMITS.groupPageSize)
+    .execute();
+  return { messages: rows.map((r) => r.id), totalItems: await countFrontMessages(db, groupId) };
+}
+
+/** The position of the last card of a page, opaque to clients: `<activity ms>.<id>` in base64url. */
+function encodeCursor(lastActivityDate: number, id: string): string {
+  return Buffer.from(`${lastActivityDate}.${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: number; id: string } {
+  const [at = '', id = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('.', 2);
+  if (!/^\d{1,16}$/.test(at) || !/^[0-9a-f-]{36}$/.test(id)) throw invalidField('cursor', 'The cursor cannot be read');
+  return { at: Number(at), id };
+}
+
+const FEED_DEFAULT = 30;
+const FEED_MAX = 50;
+// Enough to cover what anyone has not read yet; older unread notifications no longer mark cards.
+const UNREAD_SCAN = 1000;
+
+/**
+ * Ids of the messages a caller has something new about in a group (contract §11.1): targets of their
+ * unread new_message/new_comment notifications and every ancestor of those targets.
+ */
+async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<Set<string>> {
+  const targets = await db
+    .selectFrom('notifications as n')
+    .innerJoin('messages as m', 'm.id', 'n.target')
+    .select(['m.id', 'm.lineage'])
+    .where('n.user_id', '=', user.id)
+    .where('n.read', '=', 0)
+    .where('n.from_group_id', '=', groupId)
+    .where('n.type', 'in', ['new_message', 'new_comment'])
+    .orderBy('n.created_at', 'desc')
+    .limit(UNREAD_SCAN)
+    .execute();
+  const ids = new Set<string>();
+  for (const t of targets) {
+    ids.add(t.id);
+    for (const ancestor of lineageOf(t)) ids.add(ancestor);
+  }
+  return ids;
+}
+
+/**
+ * GET /api/groups/{id}/feed (contract §11.1): a screen of cards in one request. The cursor is the
+ * position of the last card, so paging neither repeats nor skips cards while the order changes.
+ */
+export async function groupFeed(
+  ctx: AppContext,
+  user: UserRow,
+  groupId: string,
+  query: { limit?: string; cursor?: string },
+): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
+  let limit = FEED_DEFAULT;
+  if (query.limit !== undefined) {
+    if (!/^\d{1,3}$/.test(query.limit) || Number(query.limit) < 1 || Number(query.limit) > FEED_MAX) {
+      throw invalidField('limit', `The limit must be 1 to ${FEED_MAX}`);
+    }
+    limit = Number(query.limit);
+  }
+  const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
+  const db = ctx.db.kysely;
+  await requireMember(db, groupId, user);
+
+  let page = frontMessagesQuery(db, groupId).select(['id', 'last_activity_date']);
+  if (after !== null) {
+    page = page.where((eb) =>
+      eb.or([
+        eb('last_activity_date', '<', after.at),
+        eb.and([eb('last_activity_date', '=', after.at), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await page.limit(limit + 1).execute();
+  const shown = rows.slice(0, limit);
+  const ids = shown.map((r) => r.id);
+  const [views, counts, unread, totalItems] = await Promise.all([
+    findMessageViews(db, ids),
+    childCounts(db, ids),
+    unreadThreadIds(db, user, groupId),
+    countFrontMessages(db, groupId),
+  ]);
+  const byId = new Map(views.map((v) => [v.id, v]));
+  const messages = ids.flatMap((id) => {
+    const view = byId.get(id);
+    return view === undefined ? [] : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id))];
+  });
+  const last = shown.at(-1);
+  const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;
+  return { messages, totalItems, nextCursor };
+}
+
+/** GET /api/groups/{id}/random (contract §5.5): a front message picked uniformly; null when none. */
+export async function randomMessage(ctx: AppContext, user: UserRow, groupId: string): Promise<Message | null> {
+  const db = ctx.db.kysely;
+  await requireMember(db, groupId, user);
+  const total = await countFrontMessages(db, groupId);
+  if (total === 0) return null;
+  const offset = Math.floor(Math.random() * total);
+  const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();
+  return row === undefined ? null : messageAnswer(db, row.id);
+}

@@ -1,0 +1,78 @@
+import type { FeedItem, Message, MessagePreview } from '@kith/common';
+import { toSeconds } from '../../lib/clock.js';
+import { presentGroupRef } from '../groups/presenter.js';
+import { presentUser } from '../users/presenter.js';
+import { lineageOf, type MessageRow, type MessageView } from './queries.js';
+
+/** `data` with only the keys that were set; `{}` on a placeholder (contract §2.4). */
+export function presentData(m: Pick<MessageRow, 'title' | 'text' | 'no_embed' | 'is_deleted'>): Message['data'] {
+  const data: Message['data'] = {};
+  if (m.is_deleted === 1) return data;
+  if (m.title !== null) data.title = m.title;
+  if (m.text !== null) data.text = m.text;
+  if (m.no_embed !== null) data.no_embed = m.no_embed === 1;
+  return data;
+}
+
+function presentAuthor(m: MessageView) {
+  return m.author_id !== null && m.author_name !== null
+    ? presentUser({ id: m.author_id, name: m.author_name, avatar_id: m.author_avatar_id })
+    : null;
+}
+
+/** The full message (contract §2.4). Files and link previews join with the media feature. */
+export function presentMessage(m: MessageView, children: string[]): Message {
+  return {
+    id: m.id,
+    entityType: 'message',
+    type: 'standard',
+    createdAt: toSeconds(m.created_at),
+    lastActivityDate: toSeconds(m.last_activity_date),
+    data: presentData(m),
+    author: presentAuthor(m),
+    group: presentGroupRef({ id: m.group_id, name: m.group_name }),
+    parent: m.parent_id === null ? null : { id: m.parent_id, entityType: 'message' },
+    lineage: lineageOf(m),
+    children: children.map((id) => ({ id, entityType: 'message' as const })),
+    files: [],
+    preview: null,
+    isInFront: m.is_in_front === 1,
+    isPublic: m.public_token !== null,
+    isDeleted: m.is_deleted === 1,
+  };
+}
+
+/** A card (contract §2.5): `children` is a count. */
+export function presentPreview(m: MessageView, childCount: number): MessagePreview {
+  return {
+    id: m.id,
+    entityType: 'message',
+    type: 'standard',
+    createdAt: toSeconds(m.created_at),
+    lastActivityDate: toSeconds(m.last_activity_date),
+    data: presentData(m),
+    author: presentAuthor(m),
+    group: presentGroupRef({ id: m.group_id, name: m.group_name }),
+    preview: null,
+    children: childCount,
+    isInFront: m.is_in_front === 1,
+    isDeleted: m.is_deleted === 1,
+  };
+}
+
+/** Feed cards cut their text to this many characters (contract §11.1). */
+export const FEED_TEXT_LIMIT = 1000;
+
+/** A card of the batched feed, with its text cut and the "something new" mark (contract §11.1). */
+export function presentFeedItem(m: MessageView, childCount: number, unread: boolean): FeedItem {
+  const card = presentPreview(m, childCount);
+  const text = card.data.text;
+  const truncated = text !== undefined && text.length > FEED_TEXT_LIMIT;
+  if (truncated) card.data = { ...card.data, text: text.slice(0, FEED_TEXT_LIMIT) };
+  return { ...card, truncated, unread };
+}
+
+/** The public view (contract §6.7): no author, group, parent, lineage or children. */
+export function presentPublicMessage(m: MessageView): Message {
+  return { ...presentMessage(m, []), author: null, group: null, parent: null, lineage: [], isPublic: true };
+}

@@ -1,0 +1,88 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, MessagesTable } from '../../db/schema.js';
+
+export type MessageRow = Selectable<MessagesTable>;
+type Q = Kysely<Database>;
+
+export function findMessage(db: Q, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Ancestor ids of a stored message, nearest parent first. */
+export function lineageOf(message: Pick<MessageRow, 'lineage'>): string[] {
+  const value: unknown = JSON.parse(message.lineage);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/**
+ * Messages with what a card or a message answer shows beside them (author, group name), in one
+ * query for any number of ids.
+ */
+function selectViews(db: Q) {
+  return db
+    .selectFrom('messages as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .leftJoin('users as a', 'a.id', 'm.author_id')
+    .selectAll('m')
+    .select(['g.name as group_name', 'a.name as author_name', 'a.avatar_id as author_avatar_id']);
+}
+
+export type MessageView = MessageRow & {
+  group_name: string;
+  author_name: string | null;
+  author_avatar_id: string | null;
+};
+
+export function findMessageViews(db: Q, ids: string[]): Promise<MessageView[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return selectViews(db).where('m.id', 'in', ids).execute();
+}
+
+/** Direct replies of each message, oldest first, in one query. */
+export async function childrenOf(db: Q, parentIds: string[]): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>(parentIds.map((id) => [id, []]));
+  if (parentIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('messages')
+    .select(['id', 'parent_id'])
+    .where('parent_id', 'in', parentIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) if (row.parent_id !== null) result.get(row.parent_id)?.push(row.id);
+  return result;
+}
+
+/** How many direct replies each message has, in one query. */
+export async function childCounts(db: Q, parentIds: string[]): Promise<Map<string, number>> {
+  const result = new Map<string, number>(parentIds.map((id) => [id, 0]));
+  if (parentIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('messages')
+    .select((eb) => ['parent_id', eb.fn.countAll<number>().as('n')])
+    .where('parent_id', 'in', parentIds)
+    .groupBy('parent_id')
+    .execute();
+  for (const row of rows) if (row.parent_id !== null) result.set(row.parent_id, Number(row.n));
+  return result;
+}
+
+/** The group page (contract §5.4): front messages, newest activity first, then highest id. */
+export function frontMessagesQuery(db: Q, groupId: string) {
+  return db
+    .selectFrom('messages')
+    .where('group_id', '=', groupId)
+    .where('is_in_front', '=', 1)
+    .orderBy('last_activity_date', 'desc')
+    .orderBy('id', 'desc');
+}
+
+export async function countFrontMessages(db: Q, groupId: string): Promise<number> {
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('group_id', '=', groupId)
+    .where('is_in_front', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

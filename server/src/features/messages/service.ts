@@ -1,0 +1,287 @@
+import type { Message, MessagePreview } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import type { Body } from '../../lib/body.js';
+import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isMember } from '../groups/queries.js';
+import { notifyGroupMembers, publishNotifications } from '../notifications/service.js';
+import type { UserRow } from '../users/queries.js';
+import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
+import { canEditMessage } from './policy.js';
+import { presentMessage, presentPreview } from './presenter.js';
+import { childCounts, childrenOf, findMessage, findMessageViews, lineageOf, type MessageRow } from './queries.js';
+
+const notAuthor = () => new ApiError(403, 'not_author', 'Only the author can do this');
+const invalidParent = () =>
+  new ApiError(400, 'invalid_parent', 'The parent message is unknown, deleted, or in another group', 'parent');
+
+/**
+ * A message the caller can read: it exists and the caller belongs to its group (contract §1.8).
+ * Anything else is 404, like a message that does not exist.
+ */
+export async function loadReadableMessage(db: Tx, user: UserRow, id: string | null): Promise<MessageRow> {
+  const message = id === null ? undefined : await findMessage(db, id);
+  if (message === undefined || !(await isMember(db, message.group_id, user.id))) throw notFound();
+  return message;
+}
+
+/**
+ * Files a message may carry (contract §1.8): uploaded by the caller or attached to a readable
+ * message. Uploads arrive with the media feature; until then no id qualifies.
+ */
+function checkAttachable(files: string[]): void {
+  if (files.length > 0) throw new ApiError(400, 'invalid_file', 'A file is unknown or cannot be attached', 'files');
+}
+
+/** The full message answer, with children. */
+export async function messageAnswer(db: Tx, id: string): Promise<Message> {
+  const [view] = await findMessageViews(db, [id]);
+  if (view === undefined) throw notFound();
+  const children = await childrenOf(db, [id]);
+  return presentMessage(view, children.get(id) ?? []);
+}
+
+/** A card answer (contract §2.5). */
+export async function previewAnswer(db: Tx, id: string): Promise<MessagePreview> {
+  const [view] = await findMessageViews(db, [id]);
+  if (view === undefined) throw notFound();
+  const counts = await childCounts(db, [id]);
+  return presentPreview(view, counts.get(id) ?? 0);
+}
+
+/** Plain text for notification titles: the title, else the start of the text, ≤ 100 characters. */
+function titleOf(m: Pick<MessageRow, 'title' | 'text'>): string {
+  const source = m.title !== null && m.title.trim() !== '' ? m.title : (m.text ?? '');
+  return source.replace(/\s+/g, ' ').trim().slice(0, 100);
+}
+
+/**
+ * The notification title for a message (contract §2.7): the title of the nearest ancestor-or-self
+ * shown on the group page.
+ */
+async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
+  const chain = [message.id, ...lineageOf(message)];
+  const rows = await tx
+    .selectFrom('messages')
+    .select(['id', 'title', 'text', 'is_in_front'])
+    .where('id', 'in', chain)
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const front = chain.map((id) => byId.get(id)).find((r) => r?.is_in_front === 1);
+  return front === undefined ? '' : titleOf(front);
+}
+
+/**
+ * POST /api/messages (contract §6.1): a post, or a reply at any depth. The thread and the group move
+ * up; other members are notified after the commit; the search index follows before the answer.
+ */
+export async function createMessage(ctx: AppContext, user: UserRow, body: Body): Promise<Message> {
+  const groupId = body.id('group');
+  if (groupId === undefined || groupId === '') throw missingField('group', 'The group is required');
+  if (groupId === 'invalid') throw invalidField('group', 'The group must be a group id');
+  const input = readMessageInput(body);
+  const data = input.data ?? { title: null, text: null, noEmbed: null };
+  const files = input.files ?? [];
+  const rawParent = body.id('parent');
+
+  const created = await transaction(ctx, async (tx, afterCommit) => {
+    if (!(await isMember(tx, groupId, user.id))) throw notFound();
+    let parent: MessageRow | undefined;
+    if (rawParent !== undefined && rawParent !== '') {
+      parent = rawParent === 'invalid' ? undefined : await findMessage(tx, rawParent);
+      if (parent === undefined || parent.group_id !== groupId || parent.is_deleted === 1) throw invalidParent();
+    }
+    checkAttachable(files);
+    if (isEmptyMessage(data.title, data.text, files.length)) throw emptyMessage();
+
+    const now = ctx.clock.now();
+    const ancestors = parent === undefined ? [] : [parent.id, ...lineageOf(parent)];
+    const id = newId();
+    const message: MessageRow = {
+      id,
+      group_id: groupId,
+      author_id: user.id,
+      parent_id: parent?.id ?? null,
+      root_id: ancestors.at(-1) ?? id,
+      lineage: JSON.stringify(ancestors),
+      title: data.title,
+      text: data.text,
+      no_embed: data.noEmbed === null ? null : data.noEmbed ? 1 : 0,
+      created_at: now,
+      last_activity_date: now,
+      is_in_front: parent === undefined ? 1 : 0,
+      is_deleted: 0,
+      public_token: null,
+    };
+    await tx.insertInto('messages').values(message).execute();
+    // A reply moves its whole thread up on the group page (contract §10.2).
+    if (ancestors.length > 0) {
+      await tx.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ancestors).execute();
+    }
+    await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
+    await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text }]);
+    afterCommit(() => announceNewMessage(ctx, user, message, parent));
+    return message;
+  });
+  return messageAnswer(ctx.db.kysely, created.id);
+}
+
+/**
+ * After a message is committed: `new_message` or `new_comment` for every other member (contract
+ * §10.1), then the live events. Runs after the commit, so nobody hears of a rolled-back message.
+ */
+async function announceNewMessage(
+  ctx: AppContext,
+  author: UserRow,
+  message: MessageRow,
+  parent: MessageRow | undefined,
+) {
+  const fromMessage = parent ?? message;
+  const created = await transaction(ctx, async (tx) =>
+    notifyGroupMembers(
+      tx,
+      message.group_id,
+      author.id,
+      {
+        type: parent === undefined ? 'new_message' : 'new_comment',
+        target: message.id,
+        fromUserId: author.id,
+        fromGroupId: message.group_id,
+        fromMessageId: fromMessage.id,
+        title: await notificationTitle(tx, fromMessage),
+      },
+      ctx.clock.now(),
+    ),
+  );
+  publishNotifications(ctx.events, created);
+  ctx.events.publish({
+    type: parent === undefined ? 'message' : 'comment',
+    groupId: message.group_id,
+    messageId: message.id,
+  });
+}
+
+/** GET /api/messages/{id} */
+export async function getMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<Message> {
+  const message = await loadReadableMessage(ctx.db.kysely, user, id);
+  return messageAnswer(ctx.db.kysely, message.id);
+}
+
+/** GET /api/messages/{id}/preview */
+export async function getPreview(ctx: AppContext, user: UserRow, id: string | null): Promise<MessagePreview> {
+  const message = await loadReadableMessage(ctx.db.kysely, user, id);
+  return previewAnswer(ctx.db.kysely, message.id);
+}
+
+/**
+ * PUT /api/messages/{id} (contract §6.3): edit (`data`, `files`) and publish (`isInFront`) by the
+ * author. Absent keys are unchanged; an edit moves nothing up and notifies no one.
+ */
+export async function updateMessage(ctx: AppContext, user: UserRow, id: string | null, body: Body): Promise<Message> {
+  const input: MessageInput = readMessageInput(body);
+  const isInFront = body.boolean('isInFront');
+  let published = false;
+  const message = await transaction(ctx, async (tx) => {
+    const current = await loadReadableMessage(tx, user, id);
+    if (!canEditMessage(user, current)) throw notAuthor();
+    if (isInFront === false && current.parent_id === null) {
+      throw invalidField('isInFront', 'A top-level post is always shown on the group page');
+    }
+    if (input.files !== undefined) checkAttachable(input.files);
+    const title = input.data !== undefined ? input.data.title : current.title;
+    const text = input.data !== undefined ? input.data.text : current.text;
+    // Files join with the media feature; a message has none until then.
+    if (isEmptyMessage(title, text, input.files?.length ?? 0)) throw emptyMessage();
+
+    const now = ctx.clock.now();
+    const changes: Partial<MessageRow> = {};
+    if (input.data !== undefined) {
+      changes.title = input.data.title;
+      changes.text = input.data.text;
+      changes.no_embed = input.data.noEmbed === null ? null : input.data.noEmbed ? 1 : 0;
+    }
+    if (isInFront === true && current.is_in_front === 0) {
+      // Publishing a reply: it shows on the group page, moved up with its group (contract §10.2).
+      changes.is_in_front = 1;
+      changes.last_activity_date = now;
+      await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', current.group_id).execute();
+      published = true;
+    } else if (isInFront === false && current.is_in_front === 1) {
+      changes.is_in_front = 0;
+    }
+    if (Object.keys(changes).length > 0) {
+      await tx.updateTable('messages').set(changes).where('id', '=', current.id).execute();
+    }
+    if (input.data !== undefined) {
+      await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text }]);
+    }
+    return current;
+  });
+  if (published) ctx.events.publish({ type: 'message', groupId: message.group_id, messageId: message.id });
+  return messageAnswer(ctx.db.kysely, message.id);
+}
+
+/** Removes messages for good, with what hangs on them (contract §6.4); bookmarks go by foreign key. */
+async function removeMessages(ctx: AppContext, tx: Tx, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.deleteFrom('notifications').where('target', 'in', ids).execute();
+  await tx.deleteFrom('notifications').where('from_message_id', 'in', ids).execute();
+  await ctx.search.remove(tx, ids);
+  await tx.deleteFrom('messages').where('id', 'in', ids).execute();
+}
+
+/**
+ * DELETE /api/messages/{id} (contract §10.3): a post goes with its whole thread; a reply without
+ * replies goes, and so do placeholders left without replies above it; a reply with replies becomes
+ * a placeholder so other people's answers stay.
+ */
+export async function deleteMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<void> {
+  await transaction(ctx, async (tx) => {
+    const message = await loadReadableMessage(tx, user, id);
+    if (!canEditMessage(user, message)) throw notAuthor();
+
+    if (message.parent_id === null) {
+      const thread = await tx.selectFrom('messages').select('id').where('root_id', '=', message.id).execute();
+      await removeMessages(
+        ctx,
+        tx,
+        thread.map((m) => m.id),
+      );
+      return;
+    }
+
+    const children = await childCounts(tx, [message.id]);
+    if ((children.get(message.id) ?? 0) > 0) {
+      await tx
+        .updateTable('messages')
+        .set({
+          is_deleted: 1,
+          title: null,
+          text: null,
+          no_embed: null,
+          author_id: null,
+          is_in_front: 0,
+          public_token: null,
+        })
+        .where('id', '=', message.id)
+        .execute();
+      await tx.deleteFrom('bookmarks').where('message_id', '=', message.id).execute();
+      // Notifications about its replies (fromMessage = this) stay: those replies still exist.
+      await tx.deleteFrom('notifications').where('target', '=', message.id).execute();
+      await ctx.search.remove(tx, [message.id]);
+      return;
+    }
+
+    await removeMessages(ctx, tx, [message.id]);
+    // Placeholders left without replies go too, up the chain.
+    let parentId: string | null = message.parent_id;
+    while (parentId !== null) {
+      const parent = await findMessage(tx, parentId);
+      if (parent === undefined || parent.is_deleted !== 1) break;
+      if ((await childCounts(tx, [parent.id])).get(parent.id) !== 0) break;
+      await removeMessages(ctx, tx, [parent.id]);
+      parentId = parent.parent_id;
+    }
+  });
+}

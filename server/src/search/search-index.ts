@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
+
+/** What the index keeps of a message (contract §10.7): its text fields and its group scope. */
+export interface IndexedMessage {
+  id: string;
+  groupId: string;
+  title: string | null;
+  text: string | null;
+}
+
+/** One search request, already checked: the caller is a member of `groupId`. */
+export interface SearchQuery {
+  groupId: string;
+  /** Raw `search` field: words separated by `+` or white space, may hold `#hashtags`. */
+  search: string;
+  /** Raw `hashtags` field: more hashtags, separated by spaces or `+`, with or without `#`. */
+  hashtags: string;
+  /** 1–100. */
+  limit: number;
+}
+
+export interface SearchHit {
+  messageId: string;
+  score: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** All matches, not only the returned ones. */
+  total: number;
+  /** The normalized terms actually used (`searchterms`). */
+  terms: string[];
+}
+
+/**
+ * The full-text index of messages (design §1): SQLite FTS5 in embedded mode, PostgreSQL full text in
+ * scale-out mode, chosen once at start-up. Writes happen inside the caller's transaction, so the
+ * index follows every create, edit and delete before the request answers.
+ */
+export interface SearchIndex {
+  /** Adds or replaces these messages. */
+  upsert(tx: Tx, messages: IndexedMessage[]): Promise<void>;
+  /** Removes these messages (deleted, or turned into placeholders). */
+  remove(tx: Tx, messageIds: string[]): Promise<void>;
+  /** Ranked matches inside one group: relevance, then newest activity, then id. */
+  search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult>;
+}
