@@ -108,6 +108,27 @@ describe('admin CLI', () => {
     expect(owner.user.id).toBeTruthy();
   });
 
+  it('notify sends an announcement to every account', async () => {
+    const someone = await buildUser(t.ctx);
+    const out = await cli('notify', '--text', ' Server maintenance on Sunday ', '--target', '/groups');
+    expect(out.code).toBe(0);
+    const count = await t.ctx.db.kysely.selectFrom('users').select('id').execute();
+    expect(out.json).toEqual({ notified: count.length });
+    const list = await api.get('/me/notifications/5', { key: someone.key });
+    expect(list.body[0]).toMatchObject({
+      type: 'global_notification',
+      target: '/groups',
+      data: { text: 'Server maintenance on Sunday' },
+      fromUser: null,
+      fromGroup: null,
+      fromMessage: null,
+      title: '',
+    });
+    const plain = await cli('notify', '--text', 'Hello');
+    expect(plain.code).toBe(0);
+    expect((await api.get('/me/notifications/1', { key: someone.key })).body[0].target).toBe('/');
+  });
+
   it('refuses bad input on stderr with a non-zero exit and changes nothing', async () => {
     const cases: string[][] = [
       ['create-user', '--email', 'not-an-email', '--password', 'password123'],
@@ -120,6 +141,9 @@ describe('admin CLI', () => {
       ['invite-link', '--group', 'not-an-id'],
       ['invite-link', '--group', '00000000-0000-4000-8000-000000000000'],
       ['no-such-command'],
+      ['notify'],
+      ['notify', '--text', 'x'.repeat(1001)],
+      ['notify', '--text', 'Hi', '--target', 'javascript:alert(1)'],
     ];
     for (const argv of cases) {
       const out = await cli(...argv);

@@ -7,6 +7,7 @@ import { newApiKey } from '../features/auth/api-keys.js';
 import { insertUser } from '../features/auth/service.js';
 import { findGroupById, findGroupByName, type GroupRow } from '../features/groups/queries.js';
 import { addMember, insertGroup } from '../features/groups/service.js';
+import { notifyUsers } from '../features/notifications/service.js';
 import { findUserByLogin } from '../features/users/queries.js';
 import { newId, parseId } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -24,6 +25,8 @@ Commands:
       Create a group whose first member is the account with e-mail E.
   invite-link --group ID [--reset]
       Print the invitation link of a group; --reset makes a new one (the old one stops working).
+  notify --text TEXT [--target URL_OR_PATH]
+      Send an announcement (a global notification) to every account.
 
 Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
@@ -128,10 +131,32 @@ async function inviteLink(ctx: AppContext, options: Map<string, string | true>) 
   });
 }
 
+// Announcements are short; the notification list shows them whole.
+const MAX_ANNOUNCEMENT = 1000;
+
+async function notify(ctx: AppContext, options: Map<string, string | true>) {
+  const text = required(options, 'text').trim();
+  if (text.length > MAX_ANNOUNCEMENT) throw new CliError(`--text must be at most ${MAX_ANNOUNCEMENT} characters`);
+  const target = optional(options, 'target')?.trim() ?? '/';
+  if (!/^(\/|https?:\/\/)\S*$/.test(target))
+    throw new CliError('--target must be a path starting with / or an http(s) URL');
+  return transaction(ctx, async (tx) => {
+    const users = await tx.selectFrom('users').select('id').execute();
+    const created = await notifyUsers(
+      tx,
+      users.map((u) => u.id),
+      { type: 'global_notification', target, fromUserId: null, fromGroupId: null, fromMessageId: null, data: { text } },
+      ctx.clock.now(),
+    );
+    return { notified: created.length };
+  });
+}
+
 const COMMANDS: Record<string, (ctx: AppContext, options: Map<string, string | true>) => Promise<unknown>> = {
   'create-user': createUser,
   'create-group': createGroup,
   'invite-link': inviteLink,
+  notify,
 };
 
 export interface CliIo {
