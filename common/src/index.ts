@@ -4,3 +4,4 @@ export * from './enums.js';
 export * from './errors.js';
 export * from './validation.js';
 export * from './api/schemas.js';
+export * from './api/search-schemas.js';

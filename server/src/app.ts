@@ -4,6 +4,7 @@ import type { AppContext } from './context.js';
 import { LIMITS } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
 import { bookmarkRoutes } from './features/bookmarks/routes.js';
+import { searchRoutes } from './features/search/routes.js';
 import { messageRoutes } from './features/messages/routes.js';
 import { groupRoutes } from './features/groups/routes.js';
 import { infoRoutes } from './features/info/routes.js';
@@ -149,6 +150,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       notificationRoutes(api, ctx);
       messageRoutes(api, ctx);
       bookmarkRoutes(api, ctx);
+      searchRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -6,6 +6,10 @@ import { refreshMediaCookie } from '../features/auth/media-cookie.js';
 import { findUserByApiKeyHash, type UserRow } from '../features/users/queries.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A POST that only reads (search): it does not count as the caller's activity (contract §1.11). */
+    readOnly?: boolean;
+  }
   interface FastifyRequest {
     /** The caller, when a valid `X-AUTH-TOKEN` was sent. */
     user: UserRow | null;
@@ -44,6 +48,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     if (request.user === null || reply.statusCode >= 400) return payload;
     refreshMediaCookie(ctx, request, reply);
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
+    if (request.routeOptions.config.readOnly === true) return payload;
     await ctx.db.kysely
       .updateTable('users')
       .set({ last_activity_date: ctx.clock.now() })

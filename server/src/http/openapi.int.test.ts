@@ -70,6 +70,7 @@ describe('OpenAPI document and docs page (contract §11.5)', () => {
         'DELETE /api/bookmarks/{id}',
         'GET /api/me/bookmarks',
         'GET /api/me/bookmarks/{limit}',
+        'POST /api/messages/search',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.

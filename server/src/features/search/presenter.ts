@@ -1,0 +1,145 @@
+import type { SearchAnswer, SearchMessage, SearchSnippet } from '@kith/common';
+import { toSeconds } from '../../lib/clock.js';
+import { foldCodePoint, matchingTokens } from '../../search/terms.js';
+
+/** What a result needs of a message row, plus its number of direct replies. */
+export interface SearchRow {
+  id: string;
+  author_id: string | null;
+  parent_id: string | null;
+  title: string | null;
+  text: string | null;
+  created_at: number;
+  last_activity_date: number;
+  children: number;
+}
+
+/** The terms a snippet highlights: word terms (prefixes) and hashtag terms (exact, without `#`). */
+export interface HighlightTerms {
+  words: string[];
+  hashtags: string[];
+}
+
+/** The `searchterms` of an answer back as terms to highlight: hashtag terms are the ones with `#`. */
+export function highlightTerms(searchterms: string[]): HighlightTerms {
+  return {
+    words: searchterms.filter((term) => !term.startsWith('#')),
+    hashtags: searchterms.filter((term) => term.startsWith('#')).map((term) => term.slice(1)),
+  };
+}
+
+/** About this many UTF-16 units of text in a snippet (ellipses aside). */
+export const SNIPPET_LENGTH = 160;
+/** Text kept before the first match when the snippet starts later in the text. */
+const LEAD = 40;
+const ELLIPSIS = '…';
+
+interface Range {
+  start: number;
+  end: number;
+}
+
+/**
+ * The ranges of `source` (UTF-16 offsets) holding words the terms match. Matching runs on the
+ * normalized copy (accents stripped, case folded), built one code point at a time so that every
+ * normalized unit knows the original code point it came from; a stripped accent that followed a
+ * letter stays inside that letter's range.
+ */
+export function matchRanges(source: string, terms: HighlightTerms): Range[] {
+  let normalized = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let offset = 0;
+  for (const ch of source) {
+    const folded = foldCodePoint(ch);
+    if (folded === '' && ends.length > 0 && ends[ends.length - 1] === offset)
+      ends[ends.length - 1] = offset + ch.length;
+    for (let i = 0; i < folded.length; i += 1) {
+      starts.push(offset);
+      ends.push(offset + ch.length);
+    }
+    normalized += folded;
+    offset += ch.length;
+  }
+  return matchingTokens(normalized, terms).map((token) => ({
+    start: starts[token.start] ?? 0,
+    end: ends[token.end - 1] ?? source.length,
+  }));
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/** A window of about 160 units of `flat` around `matchStart`, cut at spaces where it can be. */
+function window(flat: string, matchStart: number): Range {
+  if (flat.length <= SNIPPET_LENGTH) return { start: 0, end: flat.length };
+  const wordStartFrom = (from: number, limit: number): number => {
+    if (from <= 0) return 0;
+    // A space just before `from` means it already starts a word.
+    const space = flat.indexOf(' ', from - 1);
+    return space !== -1 && space < limit ? space + 1 : limit;
+  };
+  let start = wordStartFrom(Math.max(0, matchStart - LEAD), matchStart);
+  let end = Math.min(flat.length, start + SNIPPET_LENGTH);
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(' ', end);
+    if (space > matchStart) end = space;
+  } else if (start > 0) {
+    // The window reaches the end: use the room left for more text before the match.
+    start = Math.min(start, wordStartFrom(flat.length - SNIPPET_LENGTH, start));
+  }
+  if (start < flat.length && isLowSurrogate(flat.charCodeAt(start))) start += 1;
+  if (end > start && end < flat.length && isHighSurrogate(flat.charCodeAt(end - 1))) end -= 1;
+  return { start, end };
+}
+
+/** The excerpt of `flat` around `matchStart`, with `…` where cut and the ranges moved into it. */
+function excerpt(flat: string, ranges: Range[], matchStart: number): SearchSnippet {
+  const { start, end } = window(flat, matchStart);
+  const before = start > 0 ? ELLIPSIS : '';
+  const after = end < flat.length ? ELLIPSIS : '';
+  const shift = before.length - start;
+  return {
+    text: `${before}${flat.slice(start, end)}${after}`,
+    highlights: ranges
+      .filter((range) => range.start >= start && range.end <= end)
+      .map((range): [number, number] => [range.start + shift, range.end + shift]),
+  };
+}
+
+/**
+ * The snippet of a result (contract §6.8): plain text of about 160 characters around the first
+ * match in the text, else in the title, else the start of the text (or title). White space runs
+ * become one space. `highlights` are `[start, end)` UTF-16 offsets into the snippet's text.
+ */
+export function buildSnippet(title: string | null, text: string | null, terms: HighlightTerms): SearchSnippet {
+  const sources = [text, title].map((s) => (s ?? '').replace(/\s+/gu, ' ').trim()).filter((s) => s !== '');
+  for (const flat of sources) {
+    const ranges = matchRanges(flat, terms);
+    if (ranges[0] !== undefined) return excerpt(flat, ranges, ranges[0].start);
+  }
+  return excerpt(sources[0] ?? '', [], 0);
+}
+
+/** One result (contract §6.8): ids as plain strings, `""` when empty; `children` a count. */
+export function presentSearchMessage(row: SearchRow, score: number, terms: HighlightTerms): SearchMessage {
+  return {
+    id: row.id,
+    entityType: 'message' as const,
+    data: { title: row.title ?? '', text: row.text ?? '' },
+    author: row.author_id ?? '',
+    // Files and link previews come with later work; the card picture is empty until then.
+    preview: '',
+    parent: row.parent_id ?? '',
+    children: row.children,
+    createdAt: toSeconds(row.created_at),
+    lastActivityDate: toSeconds(row.last_activity_date),
+    score,
+    snippet: buildSnippet(row.title, row.text, terms),
+  };
+}
+
+/** The answer: results in the index's order, the count of all matches, the terms used. */
+export function presentSearchAnswer(messages: SearchMessage[], total: number, searchterms: string[]): SearchAnswer {
+  return { messages, totalItems: total, searchterms };
+}

@@ -1,0 +1,102 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
+import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
+import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
+
+// ts_rank weights, in PostgreSQL's order {D, C, B, A}: title (A) 3, text (B) 2, and C 1 for the
+// link preview and author name that later work adds (contract §10.7).
+const RANK_WEIGHTS = '{0.1, 0.333, 0.667, 1}';
+
+/** A field as the document receives it: its normalized words, hashtags without their `#`. */
+function documentText(text: string | null): string {
+  return indexTokens(text)
+    .map((token) => token.word)
+    .join(' ');
+}
+
+/** The distinct hashtags of a message, normalized, without `#`. */
+function hashtagsOf(message: IndexedMessage): string[] {
+  const tags = [...indexTokens(message.title), ...indexTokens(message.text)]
+    .filter((token) => token.hashtag)
+    .map((token) => token.word);
+  return [...new Set(tags)];
+}
+
+/** A lexeme as tsquery text: quoted, with quotes and backslashes escaped (terms hold neither anyway). */
+function lexeme(term: string): string {
+  return `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+/**
+ * The user's part of the tsquery, as text for `to_tsquery` (always passed as a bound parameter):
+ * every word term as a prefix (`:*`), every hashtag term as its exact word, all ANDed. The hashtag
+ * itself is checked against the separate `hashtags` column.
+ */
+export function tsqueryText(terms: SearchTerms): string {
+  return [...terms.words.map((word) => `${lexeme(word)}:*`), ...terms.hashtags.map(lexeme)].join(' & ');
+}
+
+/**
+ * PostgreSQL full text (scale-out mode). Table of migration 0003: `message_search(message_id,
+ * group_id, document, hashtags)`; `document` holds the title (weight A) and text (weight B) words
+ * through `kith_unaccent` and the `simple` configuration, plus one `@<group id>` lexeme that no
+ * user term can produce: every query ANDs it in, so the GIN index itself keeps the search inside
+ * the group. Rows go with their message through the foreign key's cascade.
+ * The author's name and link previews are not indexed yet (contract §10.7 lists them; later work).
+ */
+export class PostgresFtsIndex implements SearchIndex {
+  async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {
+    const unique = latestOfEach(messages);
+    if (unique.length === 0) return;
+    const column = (pick: (m: IndexedMessage) => string) => unique.map(pick);
+    await sql`
+      insert into message_search (message_id, group_id, document, hashtags)
+      select u.id, u.group_id,
+        setweight(to_tsvector('simple', kith_unaccent(u.title)), 'A')
+          || setweight(to_tsvector('simple', kith_unaccent(u.body)), 'B')
+          || array_to_tsvector(array['@' || u.group_id]),
+        string_to_array(u.tags, ' ')
+      from unnest(
+        ${column((m) => m.id)}::text[],
+        ${column((m) => m.groupId)}::text[],
+        ${column((m) => documentText(m.title))}::text[],
+        ${column((m) => documentText(m.text))}::text[],
+        ${column((m) => hashtagsOf(m).join(' '))}::text[]
+      ) as u(id, group_id, title, body, tags)
+      on conflict (message_id) do update
+        set group_id = excluded.group_id, document = excluded.document, hashtags = excluded.hashtags`.execute(tx);
+  }
+
+  async remove(tx: Tx, messageIds: string[]): Promise<void> {
+    if (messageIds.length === 0) return;
+    await sql`delete from message_search where message_id = any(${messageIds}::text[])`.execute(tx);
+  }
+
+  async search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult> {
+    const terms = parseSearchTerms(query.search, query.hashtags);
+    if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
+    const userQuery = sql`to_tsquery('simple', kith_unaccent(${tsqueryText(terms)}))`;
+    const groupQuery = sql`quote_literal('@' || ${query.groupId}::text)::tsquery`;
+    const hashtagFilter = terms.hashtags.length > 0 ? sql`and s.hashtags @> ${terms.hashtags}::text[]` : sql``;
+    // The score ranks on the user's terms only (the group lexeme is in every row). Placeholders
+    // are filtered again in case one was left in the index.
+    const { rows } = await sql<{ message_id: string; score: number; total: number }>`
+      select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score,
+        count(*) over () as total
+      from message_search s
+      join messages m on m.id = s.message_id
+      where s.document @@ (${groupQuery} && ${userQuery})
+        ${hashtagFilter}
+        and s.group_id = ${query.groupId}
+        and m.group_id = ${query.groupId}
+        and m.is_deleted = 0
+      order by score desc, m.last_activity_date desc, m.id desc
+      limit ${query.limit}`.execute(db);
+    return {
+      hits: rows.map((row) => ({ messageId: row.message_id, score: Number(row.score) })),
+      total: Number(rows[0]?.total ?? 0),
+      terms: terms.terms,
+    };
+  }
+}

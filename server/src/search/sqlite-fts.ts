@@ -1,0 +1,107 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
+import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
+import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
+
+// Rows per statement: far below SQLite's limit on bound parameters (32766).
+const CHUNK = 200;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** The token every row of a group carries in its `scope` column: `g` and the id without dashes. */
+export function scopeToken(groupId: string): string {
+  return `g${groupId.replaceAll('-', '')}`;
+}
+
+/**
+ * What the index stores for a field: its normalized words joined by spaces, hashtags with their
+ * `#`. The FTS5 tokenizer (unicode61, `#` a token character) then reads exactly our tokens.
+ */
+function indexText(text: string | null): string {
+  return indexTokens(text)
+    .map((token) => (token.hashtag ? `#${token.word}` : token.word))
+    .join(' ');
+}
+
+/** A term as an FTS5 string: always quoted, inner quotes doubled, so no input is query syntax. */
+function quote(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The FTS5 query: the group's scope token AND every term, in the title and text columns only.
+ * A word term is a prefix of a word or of a hashtag's word part; a hashtag term is that exact token.
+ */
+export function ftsQuery(groupId: string, terms: SearchTerms): string {
+  const parts = [`scope : ${quote(scopeToken(groupId))}`];
+  for (const word of terms.words) parts.push(`{title text} : (${quote(word)}* OR ${quote(`#${word}`)}*)`);
+  for (const tag of terms.hashtags) parts.push(`{title text} : ${quote(`#${tag}`)}`);
+  return parts.join(' AND ');
+}
+
+/**
+ * SQLite FTS5 (embedded mode). Tables of migration 0003: `message_search` (FTS5: message_id
+ * UNINDEXED, scope, title, text) and `message_search_rows` (message id → FTS rowid; deleting a row
+ * there, directly or through the cascade from `messages`, deletes the FTS row by trigger).
+ * The author's name and link previews are not indexed yet (contract §10.7 lists them; later work).
+ */
+export class SqliteFtsIndex implements SearchIndex {
+  async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {
+    for (const batch of chunks(latestOfEach(messages))) {
+      const { rows } = await sql<{ id: number; message_id: string }>`
+        insert into message_search_rows (message_id)
+        values ${sql.join(batch.map((m) => sql`(${m.id})`))}
+        on conflict (message_id) do update set message_id = excluded.message_id
+        returning id, message_id`.execute(tx);
+      const rowIds = new Map(rows.map((row) => [row.message_id, row.id]));
+      await sql`delete from message_search where rowid in (${sql.join(rows.map((row) => row.id))})`.execute(tx);
+      const values = batch.map(
+        (m) =>
+          sql`(${rowIds.get(m.id)}, ${m.id}, ${scopeToken(m.groupId)}, ${indexText(m.title)}, ${indexText(m.text)})`,
+      );
+      await sql`insert into message_search (rowid, message_id, scope, title, text) values ${sql.join(values)}`.execute(
+        tx,
+      );
+    }
+  }
+
+  async remove(tx: Tx, messageIds: string[]): Promise<void> {
+    for (const batch of chunks(messageIds)) {
+      // The trigger of migration 0003 deletes the FTS rows.
+      await sql`delete from message_search_rows where message_id in (${sql.join(batch)})`.execute(tx);
+    }
+  }
+
+  async search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult> {
+    const terms = parseSearchTerms(query.search, query.hashtags);
+    if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
+    // bm25 weights follow the columns: message_id, scope (0: every row of the group has it),
+    // title 3, text 2 (FTS5 counts a title occurrence as 3, a text one as 2; length normalization
+    // uses the whole row). bm25 is lower for better matches, so the score is its opposite. bm25 only
+    // works in the full-text scan itself, hence the materialized step before the window count.
+    // The join reads each hit's row by primary key; placeholders are filtered again in case one
+    // was left in the index.
+    const { rows } = await sql<{ message_id: string; score: number; total: number }>`
+      with hits as materialized (
+        select message_id, -bm25(message_search, 0, 0, 3, 2) as score
+        from message_search
+        where message_search match ${ftsQuery(query.groupId, terms)}
+      )
+      select hits.message_id, hits.score, count(*) over () as total
+      from hits
+      join messages m on m.id = hits.message_id
+      where m.group_id = ${query.groupId} and m.is_deleted = 0
+      order by hits.score desc, m.last_activity_date desc, m.id desc
+      limit ${query.limit}`.execute(db);
+    return {
+      hits: rows.map((row) => ({ messageId: row.message_id, score: row.score })),
+      total: rows[0]?.total ?? 0,
+      terms: terms.terms,
+    };
+  }
+}

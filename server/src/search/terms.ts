@@ -1,0 +1,159 @@
+/**
+ * Search terms and text normalization shared by both index implementations and the snippet builder
+ * (contract §10.7). One tokenizer in JavaScript decides what a word and a hashtag are, so SQLite and
+ * PostgreSQL see the same tokens and match the same messages.
+ */
+
+/** At most this many terms are used (contract §10.7). */
+export const MAX_TERMS = 10;
+/** Each term is cut to this many UTF-16 units. */
+export const MAX_TERM_LENGTH = 64;
+
+// Accents are the combining marks of these blocks (diacritical marks, their extensions and
+// supplement, marks for symbols, half marks). Other marks (Indic vowel signs, Arabic harakat…) are
+// part of the letters they sit on and are kept.
+const DIACRITIC_BLOCKS: [number, number][] = [
+  [0x0300, 0x036f],
+  [0x1ab0, 0x1aff],
+  [0x1dc0, 0x1dff],
+  [0x20d0, 0x20ff],
+  [0xfe20, 0xfe2f],
+];
+
+function withoutDiacritics(decomposed: string): string {
+  let out = '';
+  for (const ch of decomposed) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (!DIACRITIC_BLOCKS.some(([from, to]) => code >= from && code <= to)) out += ch;
+  }
+  return out;
+}
+
+// Latin letters that have no Unicode decomposition but that people type without their accent or as
+// two letters (what PostgreSQL's unaccent does too), and the Greek final sigma (case folding).
+const FOLDS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ς: 'σ',
+};
+const FOLDABLE = /[ßæœøłđðþıς]/g;
+
+/** Normalizes one code point: decomposed, accents stripped, case folded, recomposed. */
+export function foldCodePoint(ch: string): string {
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) return code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : ch;
+  return withoutDiacritics(ch.normalize('NFKD').toLowerCase().normalize('NFKD'))
+    .replace(FOLDABLE, (c) => FOLDS[c] ?? c)
+    .normalize('NFC');
+}
+
+/** The normalized copy of a text (contract §10.7): `Joyeux Noël` → `joyeux noel`. */
+export function normalizeText(text: string): string {
+  let out = '';
+  for (const ch of text) out += foldCodePoint(ch);
+  return out;
+}
+
+/** A word: letters, digits and the marks that belong to them. */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+/** A token of a normalized text: a word, or a hashtag (`#` then a word, not glued to a word before). */
+const TOKEN = /#?[\p{L}\p{N}\p{M}]+/gu;
+
+export interface Token {
+  /** The word, without `#`. */
+  word: string;
+  hashtag: boolean;
+  /** UTF-16 offsets into the normalized text, `#` included for a hashtag. */
+  start: number;
+  end: number;
+}
+
+/** The words and hashtags of a normalized text, in order. `a#b` is two words, `##b` a hashtag. */
+export function tokenize(normalized: string): Token[] {
+  const tokens: Token[] = [];
+  for (const match of normalized.matchAll(TOKEN)) {
+    const start = match.index;
+    let text = match[0];
+    let hashtag = text.startsWith('#');
+    if (hashtag && start > 0 && WORD_CHAR.test(normalized.charAt(start - 1))) {
+      // A `#` glued to a word before it (`a#b`) starts no hashtag.
+      hashtag = false;
+      text = text.slice(1);
+      tokens.push({ word: text, hashtag, start: start + 1, end: start + match[0].length });
+      continue;
+    }
+    tokens.push({ word: hashtag ? text.slice(1) : text, hashtag, start, end: start + text.length });
+  }
+  return tokens;
+}
+
+/** The words of a message field as the index receives them: hashtags keep their `#`. */
+export function indexTokens(text: string | null): Token[] {
+  return text === null || text === '' ? [] : tokenize(normalizeText(text));
+}
+
+export interface SearchTerms {
+  /** Word terms: match any word starting with them, hashtags' word part included. */
+  words: string[];
+  /** Hashtag terms, without `#`: match only that exact hashtag. */
+  hashtags: string[];
+  /** Every term used, normalized, hashtags with their `#` (the answer's `searchterms`). */
+  terms: string[];
+}
+
+/** Cuts a term to the limit without leaving half of a surrogate pair. */
+function cut(term: string): string {
+  if (term.length <= MAX_TERM_LENGTH) return term;
+  const cutAt = /[\ud800-\udbff]/.test(term.charAt(MAX_TERM_LENGTH - 1)) ? MAX_TERM_LENGTH - 1 : MAX_TERM_LENGTH;
+  return term.slice(0, cutAt);
+}
+
+/**
+ * The terms of a search (contract §10.7): `search` split on `+` and white space, then the words of
+ * `hashtags` as hashtag terms (with or without `#`). Each piece is normalized and reduced to its
+ * words, so quotes, `*`, `-`, parentheses and every other symbol are dropped before any query is
+ * built. Single-character word terms are ignored, duplicates kept once, at most 10 terms, each cut
+ * to 64 characters.
+ */
+export function parseSearchTerms(search: string, hashtags: string): SearchTerms {
+  const result: SearchTerms = { words: [], hashtags: [], terms: [] };
+  const add = (word: string, hashtag: boolean): void => {
+    if (result.terms.length >= MAX_TERMS) return;
+    const term = cut(word);
+    if (!hashtag && [...term].length < 2) return;
+    const label = hashtag ? `#${term}` : term;
+    if (result.terms.includes(label)) return;
+    result.terms.push(label);
+    (hashtag ? result.hashtags : result.words).push(term);
+  };
+  const pieces = (raw: string) => raw.split(/[+\s]+/u).filter((piece) => piece !== '');
+  for (const piece of pieces(search)) {
+    for (const token of tokenize(normalizeText(piece))) add(token.word, token.hashtag);
+  }
+  for (const piece of pieces(hashtags)) {
+    const tokens = tokenize(normalizeText(piece));
+    // `famille` and `#famille` in `hashtags` are both the hashtag #famille.
+    tokens.forEach((token, index) => add(token.word, index === 0 || token.hashtag));
+  }
+  return result;
+}
+
+/** Ranges `[start, end)` of the tokens of a normalized text that these terms match. */
+export function matchingTokens(normalized: string, terms: Pick<SearchTerms, 'words' | 'hashtags'>): Token[] {
+  return tokenize(normalized).filter(
+    (token) =>
+      (token.hashtag && terms.hashtags.includes(token.word)) || terms.words.some((word) => token.word.startsWith(word)),
+  );
+}
+
+/** One entry per message id, the last one given winning (an upsert writes each row once). */
+export function latestOfEach<T extends { id: string }>(messages: T[]): T[] {
+  return [...new Map(messages.map((m) => [m.id, m])).values()];
+}
