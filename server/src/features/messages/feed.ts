@@ -123,5 +123,5 @@ export async function randomMessage(ctx: AppContext, user: UserRow, groupId: str
   if (total === 0) return null;
   const offset = Math.floor(Math.random() * total);
   const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();
-  return row === undefined ? null : messageAnswer(db, row.id);
+  return row === undefined ? null : messageAnswer(ctx, row.id);
 }

@@ -20,8 +20,11 @@ function presentAuthor(m: MessageView) {
     : null;
 }
 
-/** The full message (contract §2.4). Files and link previews join with the media feature. */
-export function presentMessage(m: MessageView, children: string[]): Message {
+/**
+ * The full message (contract §2.4). Files and link previews join with the media feature. A stored
+ * link is not "active" while the operator has public links turned off (§6.6).
+ */
+export function presentMessage(m: MessageView, children: string[], options: { publicLinks: boolean }): Message {
   return {
     id: m.id,
     entityType: 'message',
@@ -37,7 +40,7 @@ export function presentMessage(m: MessageView, children: string[]): Message {
     files: [],
     preview: null,
     isInFront: m.is_in_front === 1,
-    isPublic: m.public_token !== null,
+    isPublic: options.publicLinks && m.public_token !== null,
     isDeleted: m.is_deleted === 1,
   };
 }
@@ -74,5 +77,12 @@ export function presentFeedItem(m: MessageView, childCount: number, unread: bool
 
 /** The public view (contract §6.7): no author, group, parent, lineage or children. */
 export function presentPublicMessage(m: MessageView): Message {
-  return { ...presentMessage(m, []), author: null, group: null, parent: null, lineage: [], isPublic: true };
+  return {
+    ...presentMessage(m, [], { publicLinks: true }),
+    author: null,
+    group: null,
+    parent: null,
+    lineage: [],
+    isPublic: true,
+  };
 }

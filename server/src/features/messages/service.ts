@@ -35,11 +35,12 @@ function checkAttachable(files: string[]): void {
 }
 
 /** The full message answer, with children. */
-export async function messageAnswer(db: Tx, id: string): Promise<Message> {
+export async function messageAnswer(ctx: AppContext, id: string): Promise<Message> {
+  const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
   const children = await childrenOf(db, [id]);
-  return presentMessage(view, children.get(id) ?? []);
+  return presentMessage(view, children.get(id) ?? [], { publicLinks: ctx.config.publicLinks });
 }
 
 /** A card answer (contract §2.5). */
@@ -124,7 +125,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     afterCommit(() => announceNewMessage(ctx, user, message, parent));
     return message;
   });
-  return messageAnswer(ctx.db.kysely, created.id);
+  return messageAnswer(ctx, created.id);
 }
 
 /**
@@ -165,7 +166,7 @@ async function announceNewMessage(
 /** GET /api/messages/{id} */
 export async function getMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<Message> {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
-  return messageAnswer(ctx.db.kysely, message.id);
+  return messageAnswer(ctx, message.id);
 }
 
 /** GET /api/messages/{id}/preview */
@@ -219,7 +220,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     return current;
   });
   if (published) ctx.events.publish({ type: 'message', groupId: message.group_id, messageId: message.id });
-  return messageAnswer(ctx.db.kysely, message.id);
+  return messageAnswer(ctx, message.id);
 }
 
 /** Removes messages for good, with what hangs on them (contract §6.4); bookmarks go by foreign key. */
