@@ -4,11 +4,12 @@ import type { AppContext } from './context.js';
 import { LIMITS } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
 import { bookmarkRoutes } from './features/bookmarks/routes.js';
-import { searchRoutes } from './features/search/routes.js';
+import { eventRoutes } from './events/stream.js';
 import { messageRoutes } from './features/messages/routes.js';
 import { groupRoutes } from './features/groups/routes.js';
 import { infoRoutes } from './features/info/routes.js';
 import { notificationRoutes } from './features/notifications/routes.js';
+import { searchRoutes } from './features/search/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerErrorHandler } from './http/errors.js';
@@ -148,9 +149,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       userRoutes(api, ctx);
       groupRoutes(api, ctx);
       notificationRoutes(api, ctx);
+      searchRoutes(api, ctx);
       messageRoutes(api, ctx);
       bookmarkRoutes(api, ctx);
-      searchRoutes(api, ctx);
+      eventRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -43,6 +43,6 @@ export async function createContext(
     secretBox: new SecretBox(config.secretKey),
     mailer: overrides.mailer ?? new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, log),
     search: createSearchIndex(db.dialect),
-    events: new MemoryEventBus(),
+    events: new MemoryEventBus(clock),
   };
 }

@@ -71,6 +71,7 @@ describe('OpenAPI document and docs page (contract §11.5)', () => {
         'GET /api/me/bookmarks',
         'GET /api/me/bookmarks/{limit}',
         'POST /api/messages/search',
+        'GET /api/events',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.

@@ -253,6 +253,8 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
     if (Number(spent.numUpdatedRows) === 0) throw invalidResetKey();
     const rotated = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
     afterCommit(() => sendLater(ctx, passwordChangedMail(rotated)));
+    // The old key is dead: its live streams end too (contract §4.5, §11.4).
+    afterCommit(() => ctx.events.publish({ type: 'disconnect', userId: rotated.id }));
     return rotated;
   });
   return { answer: { api_key: apiKey.key }, user };

@@ -14,6 +14,7 @@ export const THROTTLES = {
   resetMailsPerAccount: { limit: 3, windowMs: HOUR },
   newPasswordFailuresPerIp: { limit: 10, windowMs: 15 * MINUTE },
   unknownInvitationsPerUser: { limit: 20, windowMs: HOUR },
+  streamsPerUser: { limit: 30, windowMs: 10 * MINUTE },
 } as const;
 
 export type ThrottleName = keyof typeof THROTTLES;

@@ -162,6 +162,8 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
         await tx.updateTable('groups').set({ emptied_at: now }).where('id', 'in', emptied).execute();
     }
     afterCommit(() => sendLater(ctx, accountDeletedMail(caller)));
+    // The account's live streams end (contract §11.4).
+    afterCommit(() => ctx.events.publish({ type: 'disconnect', userId: caller.id }));
   });
 }
 
@@ -174,5 +176,7 @@ export async function resetApiKey(
   if (!canEditUser(caller, targetId)) throw forbidden('You can only reset your own API key');
   const key = newApiKey(ctx);
   const user = await transaction(ctx, (tx) => rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() }));
+  // Streams opened with the old key end (contract §11.4).
+  ctx.events.publish({ type: 'disconnect', userId: caller.id });
   return { answer: { apiKey: key.key }, user };
 }

@@ -1,0 +1,543 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../test/client.js';
+import { expectError, UUID_V4 } from '../../test/expect.js';
+import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
+import { createTestApp, type TestApp } from '../../test/harness.js';
+import type { GroupRow } from '../features/groups/queries.js';
+import { newId } from '../lib/ids.js';
+import { eventStreamsOf } from './stream.js';
+
+/** One block of the stream: its fields, and its comment lines (`: ping`). */
+interface Frame {
+  id?: string;
+  event?: string;
+  data?: string;
+  retry?: string;
+  comments: string[];
+}
+
+/** An event frame with its parsed data. */
+interface Received {
+  id: number;
+  event: string;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+}
+
+const PREVIEW_KEYS = [
+  'author',
+  'children',
+  'createdAt',
+  'data',
+  'entityType',
+  'group',
+  'id',
+  'isDeleted',
+  'isInFront',
+  'lastActivityDate',
+  'preview',
+  'type',
+].sort();
+
+/**
+ * Reads a live stream from a real socket, frame by frame. Every wait is bounded: a frame that does
+ * not come within the timeout fails the test instead of hanging it.
+ */
+class EventReader {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+  private readonly frames: Frame[] = [];
+  private done = false;
+  private pendingRead: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | null = null;
+  /** Every event frame read so far, in order. */
+  readonly seen: Received[] = [];
+
+  constructor(
+    readonly response: Response,
+    private readonly controller: AbortController,
+  ) {
+    if (response.body === null) throw new Error('no body');
+    this.reader = response.body.getReader();
+  }
+
+  /** The next frame, or null once the server ended the stream. */
+  async next(timeoutMs = 3000): Promise<Frame | null> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.frames.length === 0) {
+      if (this.done) return null;
+      this.pendingRead ??= this.reader.read();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+      });
+      const result = await Promise.race([this.pendingRead, timeout]);
+      clearTimeout(timer);
+      if (result === 'timeout') throw new Error(`no frame within ${timeoutMs} ms`);
+      this.pendingRead = null;
+      if (result.done) {
+        this.done = true;
+        continue;
+      }
+      this.buffer += this.decoder.decode(result.value, { stream: true });
+      let end: number;
+      while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+        this.frames.push(parseFrame(this.buffer.slice(0, end)));
+        this.buffer = this.buffer.slice(end + 2);
+      }
+    }
+    return this.frames.shift() ?? null;
+  }
+
+  /** The next event frame (pings and `retry` are passed over); fails if the stream ends first. */
+  async nextEvent(timeoutMs = 3000): Promise<Received> {
+    for (;;) {
+      const frame = await this.next(timeoutMs);
+      if (frame === null) throw new Error('the stream ended');
+      if (frame.event === undefined) continue;
+      expect(frame.id).toMatch(/^\d+$/);
+      const received = { id: Number(frame.id), event: frame.event, data: JSON.parse(frame.data ?? 'null') };
+      this.seen.push(received);
+      return received;
+    }
+  }
+
+  /** Every event up to and including the first that matches. */
+  async eventsUntil(match: (e: Received) => boolean, timeoutMs = 3000): Promise<Received[]> {
+    const events: Received[] = [];
+    for (;;) {
+      const event = await this.nextEvent(timeoutMs);
+      events.push(event);
+      if (match(event)) return events;
+    }
+  }
+
+  /** Resolves once the server has ended the stream (events still unread are passed over). */
+  async ended(timeoutMs = 3000): Promise<void> {
+    while ((await this.next(timeoutMs)) !== null) {
+      // passing over what was still on its way
+    }
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
+
+function parseFrame(block: string): Frame {
+  const frame: Frame = { comments: [] };
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) {
+      frame.comments.push(line.slice(1).trim());
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (name === 'id' || name === 'event' || name === 'data' || name === 'retry') frame[name] = value;
+  }
+  return frame;
+}
+
+/** Ids only grow within one stream (contract §11.4). */
+function expectGrowingIds(events: Received[]): void {
+  for (let i = 1; i < events.length; i += 1) expect(events[i]!.id).toBeGreaterThan(events[i - 1]!.id);
+}
+
+/** A real server on loopback, and the streams opened on it (closed after each test). */
+function serve(t: () => TestApp) {
+  const readers: EventReader[] = [];
+  let base = '';
+
+  const listen = async () => {
+    await t().app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t().app.server.address() as AddressInfo).port}/api`;
+  };
+
+  const request = (key: string | undefined, headers: Record<string, string> = {}) => {
+    const controller = new AbortController();
+    const promise = fetch(`${base}/events`, {
+      headers: { ...(key !== undefined ? { 'x-auth-token': key } : {}), ...headers },
+      signal: controller.signal,
+    });
+    return { controller, promise };
+  };
+
+  /** Opens a stream and reads its first frame, `retry: 5000`: from then on the server knows it. */
+  const open = async (key: string, headers: Record<string, string> = {}): Promise<EventReader> => {
+    const { controller, promise } = request(key, headers);
+    const response = await promise;
+    if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
+    const reader = new EventReader(response, controller);
+    readers.push(reader);
+    const first = await reader.next();
+    expect(first).toEqual({ retry: '5000', comments: [] });
+    return reader;
+  };
+
+  /** An answer that is not a stream, read whole. */
+  const refused = async (key: string | undefined, headers: Record<string, string> = {}) => {
+    const { promise } = request(key, headers);
+    const response = await promise;
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text: await response.text(),
+    };
+  };
+
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+
+  return { listen, open, request, refused };
+}
+
+describe('live event stream (contract §11.4)', () => {
+  let t: TestApp;
+  let api: ApiClient;
+  const server = serve(() => t);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    api = new ApiClient(t.app);
+    await server.listen();
+  });
+  afterAll(() => t.close());
+
+  const user = (name?: string): Promise<BuiltUser> => buildUser(t.ctx, name === undefined ? {} : { name });
+
+  const post = async (author: BuiltUser, group: GroupRow, text: string, parent?: string) => {
+    const res = await api.post('/messages', {
+      key: author.key,
+      body: { group: group.id, data: { text }, ...(parent !== undefined ? { parent } : {}) },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body as { id: string };
+  };
+
+  const isMessage = (id: string) => (e: Received) => e.event === 'message' && e.data.id === id;
+
+  it('answers 401 in the JSON envelope before any stream, and HEAD is not a stream', async () => {
+    expectError(await server.refused(undefined), 401, 'auth_required');
+    expectError(await server.refused('not-a-key'), 401, 'invalid_api_key');
+    expectError(await server.refused(''), 401, 'auth_required');
+    const head = await api.request('HEAD', '/events');
+    expect(head.status).toBe(405);
+    expect(head.headers.allow).toBe('GET');
+  });
+
+  it('answers 200 with the stream headers, and starts with retry: 5000', async () => {
+    const ana = await user();
+    const { controller, promise } = server.request(ana.key);
+    const response = await promise;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    expect(response.headers.get('connection')).toBe('keep-alive');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
+    expect(response.headers.get('x-request-id')).toMatch(UUID_V4);
+    const reader = new EventReader(response, controller);
+    try {
+      const first = await reader.next();
+      expect(first).toEqual({ retry: '5000', comments: [] });
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('pushes posts, replies and their notifications to members, the author included, and nobody else', async () => {
+    const ana = await user('Ana');
+    const ben = await user('Ben');
+    const cleo = await user('Cleo');
+    const family = await buildGroup(t.ctx, { name: 'Family', members: [ana, ben] });
+    const club = await buildGroup(t.ctx, { name: 'Club', members: [cleo] });
+    const anaStream = await server.open(ana.key);
+    const benStream = await server.open(ben.key);
+    const cleoStream = await server.open(cleo.key);
+
+    // Ben posts: Ana gets the card and a new_message notification.
+    const beach = await post(ben, family, 'Beach day');
+    const anaPost = await anaStream.eventsUntil(
+      () =>
+        anaStream.seen.some(isMessage(beach.id)) &&
+        anaStream.seen.some((e) => e.event === 'notification' && e.data.target === beach.id),
+    );
+    expect(anaPost.map((e) => e.event).sort()).toEqual(['message', 'notification']);
+    const card = anaPost.find((e) => e.event === 'message')!;
+    expect(Object.keys(card.data).sort()).toEqual(PREVIEW_KEYS);
+    const preview = await api.get(`/messages/${beach.id}/preview`, { key: ana.key });
+    expect(card.data).toEqual(preview.body);
+    expect(card.data.group).toEqual({ id: family.id, entityType: 'group', name: 'Family' });
+    expect(card.data.author.id).toBe(ben.user.id);
+    const newMessage = anaPost.find((e) => e.event === 'notification')!;
+    expect(newMessage.data.type).toBe('new_message');
+    const stored = await api.get(`/notifications/${newMessage.data.id as string}`, { key: ana.key });
+    expect(stored.status).toBe(200);
+    expect(newMessage.data).toEqual(stored.body);
+
+    // The author gets their own post, and no notification of it.
+    const benPost = await benStream.eventsUntil(isMessage(beach.id));
+    expect(benPost.map((e) => e.event)).toEqual(['message']);
+    expect(benPost[0]!.data).toEqual(preview.body);
+
+    // Ben replies: Ana gets the comment with parent and lineage, and a new_comment notification.
+    const reply = await post(ben, family, 'Lovely!', beach.id);
+    const anaReply = await anaStream.eventsUntil(
+      () =>
+        anaStream.seen.some((e) => e.event === 'comment' && e.data.id === reply.id) &&
+        anaStream.seen.some((e) => e.event === 'notification' && e.data.target === reply.id),
+    );
+    expect(anaReply.map((e) => e.event).sort()).toEqual(['comment', 'notification']);
+    const comment = anaReply.find((e) => e.event === 'comment')!;
+    const replyPreview = await api.get(`/messages/${reply.id}/preview`, { key: ana.key });
+    expect(comment.data).toEqual({
+      ...replyPreview.body,
+      parent: { id: beach.id, entityType: 'message' },
+      lineage: [beach.id],
+    });
+    expect(comment.data.isInFront).toBe(false);
+    const newComment = anaReply.find((e) => e.event === 'notification')!;
+    expect(newComment.data).toMatchObject({
+      type: 'new_comment',
+      target: reply.id,
+      fromMessage: { id: beach.id, entityType: 'message' },
+      parentAuthorName: 'Ben',
+    });
+    const benReply = await benStream.eventsUntil((e) => e.event === 'comment' && e.data.id === reply.id);
+    expect(benReply.map((e) => e.event)).toEqual(['comment']);
+
+    // Cleo is in another group: the first thing she hears of is her own post.
+    const own = await post(cleo, club, 'Practice at 6');
+    const cleoEvents = await cleoStream.eventsUntil(isMessage(own.id));
+    expect(cleoEvents.map((e) => [e.event, e.data.id])).toEqual([['message', own.id]]);
+
+    // Ids only grow, and each event came once.
+    for (const stream of [anaStream, benStream, cleoStream]) {
+      expectGrowingIds(stream.seen);
+      expect(new Set(stream.seen.map((e) => e.id)).size).toBe(stream.seen.length);
+    }
+  });
+
+  it('stops a group’s events as soon as the member leaves it', async () => {
+    const ana = await user();
+    const ben = await user();
+    const left = await buildGroup(t.ctx, { members: [ana, ben] });
+    const kept = await buildGroup(t.ctx, { members: [ana, ben] });
+    const stream = await server.open(ana.key);
+
+    const before = await post(ben, left, 'Still here?');
+    await stream.eventsUntil(isMessage(before.id));
+
+    const res = await api.post(`/groups/${left.id}/leave`, { key: ana.key });
+    expect(res.status, res.text).toBe(200);
+    const after = await post(ben, left, 'Gone');
+    // Events reach a stream in id order: once the later post arrives, the earlier one was held back.
+    const sentinel = await post(ben, kept, 'Over here');
+    const events = await stream.eventsUntil(isMessage(sentinel.id));
+    expect(events.filter((e) => e.data.id === after.id || e.data.target === after.id)).toEqual([]);
+    expect(events.filter((e) => e.data.group?.id === left.id || e.data.fromGroup?.id === left.id)).toEqual([]);
+    expect(events.map((e) => e.event)).toEqual(['notification', 'message']);
+    expectGrowingIds(stream.seen);
+  });
+
+  it('replays exactly the missed events to a client that reconnects with Last-Event-ID', async () => {
+    const ana = await user();
+    const ben = await user();
+    const other = await user();
+    const family = await buildGroup(t.ctx, { members: [ana, ben] });
+    const elsewhere = await buildGroup(t.ctx, { members: [other] });
+
+    const first = await server.open(ana.key);
+    const seenPost = await post(ben, family, 'Seen');
+    const seen = await first.eventsUntil(
+      () => first.seen.some(isMessage(seenPost.id)) && first.seen.some((e) => e.data.target === seenPost.id),
+    );
+    const lastId = seen.at(-1)!.id;
+    first.close();
+
+    const missed1 = await post(ben, family, 'Missed 1');
+    await post(other, elsewhere, 'Not for Ana');
+    const missed2 = await post(ben, family, 'Missed 2');
+    t.ctx.events.publish({ type: 'notification', userId: other.user.id, notificationId: newId() });
+
+    const again = await server.open(ana.key, { 'Last-Event-ID': String(lastId) });
+    const sentinel = await post(ben, family, 'Live again');
+    const events = await again.eventsUntil(isMessage(sentinel.id));
+    expect(events.map((e) => [e.event, e.event === 'notification' ? e.data.target : e.data.id])).toEqual([
+      ['notification', missed1.id],
+      ['message', missed1.id],
+      ['notification', missed2.id],
+      ['message', missed2.id],
+      ['notification', sentinel.id],
+      ['message', sentinel.id],
+    ]);
+    expect(events[0]!.id).toBeGreaterThan(lastId);
+    expectGrowingIds(events);
+    const replayedCard = events[1]!.data;
+    expect(replayedCard).toEqual((await api.get(`/messages/${missed1.id}/preview`, { key: ana.key })).body);
+
+    // Coming back with the newest id replays nothing.
+    const upToDate = await server.open(ana.key, { 'Last-Event-ID': String(events.at(-1)!.id) });
+    const next = await post(ben, family, 'Next');
+    const fresh = await upToDate.eventsUntil(isMessage(next.id));
+    expect(fresh.map((e) => e.event)).toEqual(['notification', 'message']);
+  });
+
+  it('sends resync first when the missed events cannot be replayed', async () => {
+    const ana = await user();
+    const ben = await user();
+    const family = await buildGroup(t.ctx, { members: [ana, ben] });
+
+    // An id from before this process started, and something that is no id at all.
+    for (const lastEventId of ['1', 'abc', String(t.ctx.events.lastId + 50)]) {
+      const stream = await server.open(ana.key, { 'Last-Event-ID': lastEventId });
+      const resync = await stream.nextEvent();
+      expect(resync.event).toBe('resync');
+      expect(resync.data).toEqual({});
+      const after = await post(ben, family, `after ${lastEventId}`);
+      const events = await stream.eventsUntil(isMessage(after.id));
+      expect(events.every((e) => e.id > resync.id)).toBe(true);
+      stream.close();
+    }
+
+    // More than 1000 events since: resync. 999 since: replayed (nothing of them is for Ana).
+    const before = t.ctx.events.lastId;
+    for (let i = 0; i < 1001; i += 1) t.ctx.events.publish({ type: 'file', userId: ben.user.id, fileId: newId() });
+    const tooFar = await server.open(ana.key, { 'Last-Event-ID': String(before) });
+    expect((await tooFar.nextEvent()).event).toBe('resync');
+    const inReach = await server.open(ana.key, { 'Last-Event-ID': String(before + 2) });
+    const sentinel = await post(ben, family, 'in reach');
+    expect((await inReach.eventsUntil(isMessage(sentinel.id))).map((e) => e.event)).toEqual([
+      'notification',
+      'message',
+    ]);
+  });
+
+  it('closes the oldest stream when a user opens a sixth', async () => {
+    const ana = await user();
+    const family = await buildGroup(t.ctx, { members: [ana] });
+    const streams: EventReader[] = [];
+    for (let i = 0; i < 5; i += 1) streams.push(await server.open(ana.key));
+    expect(eventStreamsOf(t.ctx)?.countOf(ana.user.id)).toBe(5);
+    const sixth = await server.open(ana.key);
+    await streams[0]!.ended();
+    expect(eventStreamsOf(t.ctx)?.countOf(ana.user.id)).toBe(5);
+    const own = await post(ana, family, 'Everywhere');
+    for (const stream of [...streams.slice(1), sixth]) {
+      expect((await stream.eventsUntil(isMessage(own.id))).length).toBe(1);
+    }
+  });
+
+  it('ends the streams when the key is reset; the old key then gets 401', async () => {
+    const ana = await user();
+    const stream = await server.open(ana.key);
+    const res = await api.post(`/users/${ana.user.id}/reset-api-key`, { key: ana.key });
+    expect(res.status, res.text).toBe(200);
+    await stream.ended();
+    expectError(await server.refused(ana.key), 401, 'invalid_api_key');
+    const renewed = await server.open(res.body.apiKey as string);
+    expect(eventStreamsOf(t.ctx)?.countOf(ana.user.id)).toBe(1);
+    renewed.close();
+  });
+
+  it('ends the streams when the account is deleted', async () => {
+    const ana = await user();
+    const stream = await server.open(ana.key);
+    const res = await api.delete(`/users/${ana.user.id}`, { key: ana.key });
+    expect(res.status, res.text).toBe(204);
+    await stream.ended();
+    expect(eventStreamsOf(t.ctx)?.countOf(ana.user.id)).toBe(0);
+  });
+
+  it('lets a user open 30 streams per 10 minutes; the 31st answers 429', async () => {
+    const ana = await user();
+    for (let i = 0; i < 30; i += 1) (await server.open(ana.key)).close();
+    const res = await server.refused(ana.key);
+    expectError(res, 429, 'too_many_requests');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    // Another user is not affected.
+    await server.open((await user()).key);
+    // Ten minutes later the user may connect again.
+    t.clock.advance(10 * 60_000 + 1000);
+    await server.open(ana.key);
+  });
+});
+
+describe('live event stream: timing and shutdown (contract §11.4)', () => {
+  let t: TestApp;
+  let api: ApiClient;
+  let closed = false;
+  const server = serve(() => t);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    api = new ApiClient(t.app);
+    await server.listen();
+  });
+  afterAll(async () => {
+    if (!closed) await t.close();
+  });
+
+  it('sends a ping comment at the set interval (25 s by default)', async () => {
+    const streams = eventStreamsOf(t.ctx)!;
+    expect(streams.options.pingIntervalMs).toBe(25_000);
+    streams.options.pingIntervalMs = 50;
+    try {
+      const stream = await server.open((await buildUser(t.ctx)).key);
+      const frame = await stream.next(2000);
+      expect(frame).toEqual({ comments: ['ping'] });
+    } finally {
+      streams.options.pingIntervalMs = 25_000;
+    }
+  });
+
+  it('closes a stream after its longest duration (1 hour by default)', async () => {
+    const streams = eventStreamsOf(t.ctx)!;
+    expect(streams.options.maxDurationMs).toBe(60 * 60_000);
+    streams.options.maxDurationMs = 100;
+    try {
+      const ana = await buildUser(t.ctx);
+      const stream = await server.open(ana.key);
+      await stream.ended(2000);
+      expect(streams.countOf(ana.user.id)).toBe(0);
+    } finally {
+      streams.options.maxDurationMs = 60 * 60_000;
+    }
+  });
+
+  it('sends resync when the first missed event is more than 5 minutes old', async () => {
+    const ana = await buildUser(t.ctx);
+    const ben = await buildUser(t.ctx);
+    const family = await buildGroup(t.ctx, { members: [ana, ben] });
+    const before = t.ctx.events.lastId;
+    const missed = await post(ben, family, 'a while ago');
+    t.clock.advance(4 * 60_000);
+    const recent = await server.open(ana.key, { 'Last-Event-ID': String(before) });
+    expect((await recent.eventsUntil(isMessage(missed.id))).map((e) => e.event)).toEqual(['notification', 'message']);
+    t.clock.advance(60_000 + 1000);
+    const late = await server.open(ana.key, { 'Last-Event-ID': String(before) });
+    expect((await late.nextEvent()).event).toBe('resync');
+  });
+
+  it('ends every open stream at once when the app closes', async () => {
+    const stream = await server.open((await buildUser(t.ctx)).key);
+    const started = Date.now();
+    closed = true;
+    await t.close();
+    await stream.ended(1000);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  async function post(author: BuiltUser, group: GroupRow, text: string) {
+    const res = await api.post('/messages', { key: author.key, body: { group: group.id, data: { text } } });
+    expect(res.status, res.text).toBe(201);
+    return res.body as { id: string };
+  }
+
+  function isMessage(id: string) {
+    return (e: Received) => e.event === 'message' && e.data.id === id;
+  }
+});

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { previewAnswer } from '../features/messages/service.js';
+import { findMessage, lineageOf } from '../features/messages/queries.js';
+import { presentNotification } from '../features/notifications/presenter.js';
+import { findOwnNotification } from '../features/notifications/queries.js';
+import { ApiError } from '../lib/errors.js';
+import type { KithEvent } from './event-bus.js';
+import type { PublishedEvent } from './memory-event-bus.js';
+
+/** The `event:` names a stream sends (contract §11.4). */
+export type StreamEventName = 'notification' | 'message' | 'comment' | 'file' | 'resync';
+
+/** One Server-Sent Events frame: `id`, `event` and a one-line JSON `data`, ended by a blank line. */
+export function sseFrame(id: number, event: StreamEventName, data: unknown): string {
+  // JSON.stringify escapes every line break inside strings, so the data is always a single line.
+  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** A card, or null when the message is gone by now (deleted between the commit and the send). */
+async function previewOrNull(db: Kysely<Database>, id: string) {
+  try {
+    return await previewAnswer(db, id);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/**
+ * The `data` of an event as every allowed subscriber receives it, or `null` when nothing is sent:
+ * the thing is gone, or the event is not one a stream shows (`disconnect`), or not yet (`file`: the
+ * File object arrives with the media feature; until then file events are not sent).
+ *
+ * The payload does not depend on who receives it: access is checked per subscriber beforehand
+ * (owner for notifications, membership for messages), so it is built once per event.
+ */
+async function presentEvent(db: Kysely<Database>, event: KithEvent): Promise<unknown> {
+  switch (event.type) {
+    case 'notification': {
+      const view = await findOwnNotification(db, event.userId, event.notificationId);
+      return view === undefined ? null : presentNotification(view);
+    }
+    case 'message':
+      return previewOrNull(db, event.messageId);
+    case 'comment': {
+      const [preview, row] = await Promise.all([previewOrNull(db, event.messageId), findMessage(db, event.messageId)]);
+      if (preview === null || row === undefined) return null;
+      return {
+        ...preview,
+        parent: row.parent_id === null ? null : { id: row.parent_id, entityType: 'message' as const },
+        lineage: lineageOf(row),
+      };
+    }
+    case 'file':
+    case 'disconnect':
+      return null;
+  }
+}
+
+/** The whole frame of a published event, or `null` when it is not sent (see `presentEvent`). */
+export async function presentFrame(db: Kysely<Database>, published: PublishedEvent): Promise<string | null> {
+  const { event } = published;
+  if (event.type === 'disconnect') return null;
+  const data = await presentEvent(db, event);
+  return data === null ? null : sseFrame(published.id, event.type, data);
+}
