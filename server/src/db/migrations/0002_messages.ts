@@ -54,6 +54,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('bookmarks_message').on('bookmarks').column('message_id').execute();
 
+  // The feed's "something new" mark reads a user's unread notifications of one group.
+  await db.schema
+    .createIndex('notifications_unread')
+    .on('notifications')
+    .columns(['user_id', 'read', 'from_group_id', 'created_at'])
+    .execute();
   // Notifications about a message go when it goes (contract §6.4).
   await db.schema.createIndex('notifications_target').on('notifications').column('target').execute();
   await db.schema.createIndex('notifications_from_message').on('notifications').column('from_message_id').execute();
