@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { notFound } from './errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -11,4 +12,11 @@ export function newId(): string {
 export function parseId(value: string): string | null {
   const id = value.toLowerCase();
   return UUID.test(id) ? id : null;
+}
+
+/** A path id that must name something: anything that is not a UUID answers 404 like an unknown id. */
+export function requireId(value: string): string {
+  const id = parseId(value);
+  if (id === null) throw notFound();
+  return id;
 }

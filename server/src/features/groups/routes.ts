@@ -4,21 +4,14 @@ import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/auth.js';
 import { describeRoute } from '../../http/route-schema.js';
 import { Body } from '../../lib/body.js';
-import { ApiError, notFound } from '../../lib/errors.js';
-import { parseId } from '../../lib/ids.js';
+import { ApiError } from '../../lib/errors.js';
+import { requireId } from '../../lib/ids.js';
 import { Throttle } from '../auth/throttles.js';
 import { acceptInvitation, createGroup, getGroup, leaveGroup, renameGroup, resetInviteKey } from './service.js';
 
 type IdParams = { Params: { id: string } };
 const tag = 'groups';
 const params = ['id'];
-
-/** Path ids that are not UUIDs answer 404 like unknown ones (contract §1.4). */
-function groupId(raw: string): string {
-  const id = parseId(raw);
-  if (id === null) throw notFound();
-  return id;
-}
 
 /** Groups: create, read, rename, leave, invitation keys (contract §5). */
 export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -52,7 +45,7 @@ export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [404],
       }),
     },
-    (request) => getGroup(ctx, requireUser(request), groupId(request.params.id)),
+    (request) => getGroup(ctx, requireUser(request), requireId(request.params.id)),
   );
 
   app.put<IdParams>(
@@ -70,7 +63,7 @@ export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     (request) => {
       const user = requireUser(request);
-      return renameGroup(ctx, user, groupId(request.params.id), Body.of(request.body).string('name'));
+      return renameGroup(ctx, user, requireId(request.params.id), Body.of(request.body).string('name'));
     },
   );
 
@@ -86,7 +79,7 @@ export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [404],
       }),
     },
-    (request) => leaveGroup(ctx, requireUser(request), groupId(request.params.id)),
+    (request) => leaveGroup(ctx, requireUser(request), requireId(request.params.id)),
   );
 
   app.post<IdParams>(
@@ -101,7 +94,7 @@ export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [403, 404],
       }),
     },
-    (request) => resetInviteKey(ctx, requireUser(request), groupId(request.params.id)),
+    (request) => resetInviteKey(ctx, requireUser(request), requireId(request.params.id)),
   );
 
   app.post<{ Params: { key: string } }>(

@@ -20,47 +20,42 @@ function presentAuthor(m: MessageView) {
     : null;
 }
 
-/**
- * The full message (contract §2.4). Files and link previews join with the media feature. A stored
- * link is not "active" while the operator has public links turned off (§6.6).
- */
-export function presentMessage(m: MessageView, children: string[], options: { publicLinks: boolean }): Message {
+/** What a message and its card share (contract §2.4, §2.5). */
+function presentCommon(m: MessageView) {
   return {
     id: m.id,
-    entityType: 'message',
-    type: 'standard',
+    entityType: 'message' as const,
+    type: 'standard' as const,
     createdAt: toSeconds(m.created_at),
     lastActivityDate: toSeconds(m.last_activity_date),
     data: presentData(m),
     author: presentAuthor(m),
     group: presentGroupRef({ id: m.group_id, name: m.group_name }),
+    // Files and link previews join with the media feature.
+    preview: null,
+    isInFront: m.is_in_front === 1,
+    isDeleted: m.is_deleted === 1,
+  };
+}
+
+/**
+ * The full message (contract §2.4). A stored link is not "active" while the operator has public
+ * links turned off (§6.6).
+ */
+export function presentMessage(m: MessageView, children: string[], options: { publicLinks: boolean }): Message {
+  return {
+    ...presentCommon(m),
     parent: m.parent_id === null ? null : { id: m.parent_id, entityType: 'message' },
     lineage: lineageOf(m),
     children: children.map((id) => ({ id, entityType: 'message' as const })),
     files: [],
-    preview: null,
-    isInFront: m.is_in_front === 1,
     isPublic: options.publicLinks && m.public_token !== null,
-    isDeleted: m.is_deleted === 1,
   };
 }
 
 /** A card (contract §2.5): `children` is a count. */
 export function presentPreview(m: MessageView, childCount: number): MessagePreview {
-  return {
-    id: m.id,
-    entityType: 'message',
-    type: 'standard',
-    createdAt: toSeconds(m.created_at),
-    lastActivityDate: toSeconds(m.last_activity_date),
-    data: presentData(m),
-    author: presentAuthor(m),
-    group: presentGroupRef({ id: m.group_id, name: m.group_name }),
-    preview: null,
-    children: childCount,
-    isInFront: m.is_in_front === 1,
-    isDeleted: m.is_deleted === 1,
-  };
+  return { ...presentCommon(m), children: childCount };
 }
 
 /** Feed cards cut their text to this many characters (contract §11.1). */

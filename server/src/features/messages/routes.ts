@@ -4,8 +4,7 @@ import type { AppContext } from '../../context.js';
 import { requireUser } from '../../http/auth.js';
 import { describeRoute } from '../../http/route-schema.js';
 import { Body } from '../../lib/body.js';
-import { notFound } from '../../lib/errors.js';
-import { parseId } from '../../lib/ids.js';
+import { parseId, requireId } from '../../lib/ids.js';
 import { groupFeed, groupPage, randomMessage } from './feed.js';
 import { getPublicLink, getPublicMessage, revokePublicLink } from './public-links.js';
 import { createMessage, deleteMessage, getMessage, getPreview, updateMessage } from './service.js';
@@ -13,12 +12,6 @@ import { createMessage, deleteMessage, getMessage, getPreview, updateMessage } f
 type IdParams = { Params: { id: string } };
 const tag = 'messages';
 const params = ['id'];
-
-function groupId(raw: string): string {
-  const id = parseId(raw);
-  if (id === null) throw notFound();
-  return id;
-}
 
 /** Messages, group pages and the feed, public links (contract §5.4, §5.5, §6, §11.1, §11.3). */
 export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -162,7 +155,7 @@ export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [400, 404],
       }),
     },
-    (request) => groupPage(ctx, requireUser(request), groupId(request.params.id), request.params.page),
+    (request) => groupPage(ctx, requireUser(request), requireId(request.params.id), request.params.page),
   );
 
   app.get<{ Params: { id: string }; Querystring: { limit?: string; cursor?: string } }>(
@@ -177,7 +170,7 @@ export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [400, 404],
       }),
     },
-    (request) => groupFeed(ctx, requireUser(request), groupId(request.params.id), request.query),
+    (request) => groupFeed(ctx, requireUser(request), requireId(request.params.id), request.query),
   );
 
   app.get<IdParams>(
@@ -193,7 +186,7 @@ export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
       }),
     },
     async (request, reply) => {
-      const message = await randomMessage(ctx, requireUser(request), groupId(request.params.id));
+      const message = await randomMessage(ctx, requireUser(request), requireId(request.params.id));
       return message === null ? reply.code(204).send() : message;
     },
   );
