@@ -3,12 +3,14 @@ import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_messages.js';
 import * as m0003 from './migrations/0003_search.js';
+import * as m0004 from './migrations/0004_search_author.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_messages': m0002,
   '0003_search': m0003,
+  '0004_search_author': m0004,
 };
 
 const provider: MigrationProvider = {

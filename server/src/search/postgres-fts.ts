@@ -4,11 +4,14 @@ import type { Tx } from '../db/transaction.js';
 import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
 import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
 
-// ts_rank weights, in PostgreSQL's order {D, C, B, A}: title (A) 3, text (B) 2, and C 1 for the
-// link preview and author name that later work adds (contract §10.7).
+// ts_rank weights, in PostgreSQL's order {D, C, B, A}: title (A) 3, text (B) 2, author name (C) 1;
+// the link preview, which later work adds, gets C too (contract §10.7).
 const RANK_WEIGHTS = '{0.1, 0.333, 0.667, 1}';
 
-/** A field as the document receives it: its normalized words, hashtags without their `#`. */
+/**
+ * A field as the document receives it: its normalized words, hashtags without their `#`. The
+ * author's name goes through it too (hashtags come from the title and text only: hashtagsOf).
+ */
 function documentText(text: string | null): string {
   return indexTokens(text)
     .map((token) => token.word)
@@ -39,11 +42,13 @@ export function tsqueryText(terms: SearchTerms): string {
 
 /**
  * PostgreSQL full text (scale-out mode). Table of migration 0003: `message_search(message_id,
- * group_id, document, hashtags)`; `document` holds the title (weight A) and text (weight B) words
- * through `kith_unaccent` and the `simple` configuration, plus one `@<group id>` lexeme that no
- * user term can produce: every query ANDs it in, so the GIN index itself keeps the search inside
- * the group. Rows go with their message through the foreign key's cascade.
- * The author's name and link previews are not indexed yet (contract §10.7 lists them; later work).
+ * group_id, document, hashtags)`; `document` holds the title (weight A), text (weight B) and
+ * author's name (weight C, since migration 0004) words through `kith_unaccent` and the `simple`
+ * configuration, plus one `@<group id>` lexeme that no user term can produce: every query ANDs it
+ * in, so the GIN index itself keeps the search inside the group. A term matches if one of its
+ * lexeme's occurrences does, whatever its weight, so each term may match in a different field.
+ * Rows go with their message through the foreign key's cascade.
+ * Link previews are not indexed yet (contract §10.7 lists them; later work).
  */
 export class PostgresFtsIndex implements SearchIndex {
   async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {
@@ -55,6 +60,7 @@ export class PostgresFtsIndex implements SearchIndex {
       select u.id, u.group_id,
         setweight(to_tsvector('simple', kith_unaccent(u.title)), 'A')
           || setweight(to_tsvector('simple', kith_unaccent(u.body)), 'B')
+          || setweight(to_tsvector('simple', kith_unaccent(u.author)), 'C')
           || array_to_tsvector(array['@' || u.group_id]),
         string_to_array(u.tags, ' ')
       from unnest(
@@ -62,8 +68,9 @@ export class PostgresFtsIndex implements SearchIndex {
         ${column((m) => m.groupId)}::text[],
         ${column((m) => documentText(m.title))}::text[],
         ${column((m) => documentText(m.text))}::text[],
+        ${column((m) => documentText(m.authorName))}::text[],
         ${column((m) => hashtagsOf(m).join(' '))}::text[]
-      ) as u(id, group_id, title, body, tags)
+      ) as u(id, group_id, title, body, author, tags)
       on conflict (message_id) do update
         set group_id = excluded.group_id, document = excluded.document, hashtags = excluded.hashtags`.execute(tx);
   }

@@ -1,10 +1,22 @@
-import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Migrator, sql, type Migration } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../test/harness.js';
+import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from '../../test/postgres.js';
+import { openDatabase, type Db } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import * as m0001 from '../db/migrations/0001_initial.js';
+import * as m0002 from '../db/migrations/0002_messages.js';
+import * as m0003 from '../db/migrations/0003_search.js';
 import { transaction } from '../db/transaction.js';
 import type { GroupRow } from '../features/groups/queries.js';
 import { newId } from '../lib/ids.js';
+import { randomToken } from '../lib/secrets.js';
+import { createSearchIndex } from './create.js';
+import { REINDEX_CHUNK, reindexAuthor } from './reindex.js';
 import type { SearchResult } from './search-index.js';
 
 // One suite for both engines: the `sqlite` project runs it on FTS5, the `postgres` project on
@@ -22,6 +34,8 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
   interface Post {
     title?: string | null;
     text?: string | null;
+    /** Default Ana; `null` for a deleted account. */
+    author?: BuiltUser | null;
     /** Milliseconds; default now. */
     lastActivity?: number;
     id?: string;
@@ -35,13 +49,14 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
     const now = h.t.clock.now();
     const title = fields.title ?? null;
     const text = fields.text ?? null;
+    const author = fields.author === undefined ? ana : fields.author;
     await transaction(h.t.ctx, async (tx) => {
       await tx
         .insertInto('messages')
         .values({
           id,
           group_id: g.id,
-          author_id: ana.user.id,
+          author_id: author?.user.id ?? null,
           parent_id: fields.parentId ?? null,
           root_id: fields.parentId ?? id,
           lineage: fields.parentId === undefined ? '[]' : JSON.stringify([fields.parentId]),
@@ -55,7 +70,7 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
           public_token: null,
         })
         .execute();
-      await h.t.ctx.search.upsert(tx, [{ id, groupId: g.id, title, text }]);
+      await h.t.ctx.search.upsert(tx, [{ id, groupId: g.id, title, text, authorName: author?.user.name ?? null }]);
     });
     return id;
   };
@@ -164,6 +179,134 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
     expect(result.hits.map((hit) => hit.messageId)).toEqual([highId, lowId, newer, older]);
   });
 
+  it("matches the author's current name, each term in any field", async () => {
+    const lea = await buildUser(h.t.ctx, { name: 'Léa Dupont' });
+    const g = await buildGroup(h.t.ctx, { members: [ana, lea] });
+    const byLea = await post(g, { title: 'Plage', text: 'Du soleil', author: lea });
+    const byAna = await post(g, { title: 'Plage', text: 'Du vent' });
+    const mountain = await post(g, { title: 'Montagne', text: 'Un lac', author: lea });
+    const sorted = (list: string[]) => [...list].sort();
+
+    expect(sorted(await ids(g, 'dupont'))).toEqual(sorted([byLea, mountain]));
+    expect(sorted(await ids(g, 'dup'))).toEqual(sorted([byLea, mountain]));
+    // Every term must match, but each in its own field: author and title, author and text.
+    expect(await ids(g, 'ana plage')).toEqual([byAna]);
+    expect(await ids(g, 'lea plage')).toEqual([byLea]);
+    expect(await ids(g, 'dupont+soleil')).toEqual([byLea]);
+    expect(await ids(g, 'lea dupont lac')).toEqual([mountain]);
+    expect(await ids(g, 'dupont vent')).toEqual([]);
+    expect(await ids(g, 'lea ana')).toEqual([]);
+    // A name makes no hashtag.
+    expect(await ids(g, '#dupont')).toEqual([]);
+    expect(await ids(g, '', 'lea')).toEqual([]);
+
+    // The name is indexed as it is given: a new one replaces the old one, null removes it.
+    await transaction(h.t.ctx, (tx) =>
+      h.t.ctx.search.upsert(tx, [{ id: byLea, groupId: g.id, title: 'Plage', text: 'Du soleil', authorName: 'Zed' }]),
+    );
+    expect(await ids(g, 'dupont')).toEqual([mountain]);
+    expect(await ids(g, 'zed plage')).toEqual([byLea]);
+    await transaction(h.t.ctx, (tx) =>
+      h.t.ctx.search.upsert(tx, [{ id: mountain, groupId: g.id, title: 'Montagne', text: 'Un lac', authorName: null }]),
+    );
+    expect(await ids(g, 'dupont')).toEqual([]);
+    expect(await ids(g, 'lac')).toEqual([mountain]);
+  });
+
+  it('folds accents and case in names', async () => {
+    const zoe = await buildUser(h.t.ctx, { name: 'ZOÉ Ørsted-Straße' });
+    const g = await buildGroup(h.t.ctx, { members: [ana, zoe] });
+    const id = await post(g, { text: 'Bonjour', author: zoe });
+    await post(g, { text: 'Bonjour' });
+    for (const search of ['zoe', 'Zoé', 'ZOE', 'zoë', 'orsted', 'Ørsted', 'strasse', 'straße', 'zoe bonjour']) {
+      expect(await ids(g, search), search).toEqual([id]);
+    }
+    expect((await find(g, 'Zoé+Ørsted')).terms).toEqual(['zoe', 'orsted']);
+  });
+
+  it('ranks a title match above a text match above an author-only match', async () => {
+    const paul = await buildUser(h.t.ctx, { name: 'Paul Martin' });
+    const g = await buildGroup(h.t.ctx, { members: [ana, paul] });
+    const t0 = h.t.clock.now();
+    // Similar messages; the weaker the field, the newer the activity, so only relevance orders them.
+    const inTitle = await post(g, {
+      title: 'Martin au parc',
+      text: 'Nous avons fait une balade sous le soleil chaud',
+      lastActivity: t0,
+    });
+    const inText = await post(g, {
+      title: 'Dimanche au parc',
+      text: 'Nous avons fait une balade avec Martin sous le soleil',
+      lastActivity: t0 + 1000,
+    });
+    const byAuthor = await post(g, {
+      title: 'Dimanche au parc',
+      text: 'Nous avons fait une balade sous le soleil chaud',
+      author: paul,
+      lastActivity: t0 + 2000,
+    });
+    const result = await find(g, 'martin');
+    expect(result.hits.map((hit) => hit.messageId)).toEqual([inTitle, inText, byAuthor]);
+    const [title, text, author] = result.hits.map((hit) => hit.score);
+    expect(title).toBeGreaterThan(text ?? Infinity);
+    expect(text).toBeGreaterThan(author ?? Infinity);
+    expect(author).toBeGreaterThan(0);
+  });
+
+  it("reindexAuthor() re-indexes all of an author's messages, page by page, and nothing else", async () => {
+    const max = await buildUser(h.t.ctx, { name: 'Max' });
+    const g = await buildGroup(h.t.ctx, { members: [ana, max] });
+    const now = h.t.clock.now();
+    const count = 2 * REINDEX_CHUNK + 1;
+    const rows = Array.from({ length: count }, (_, i) => {
+      const id = newId();
+      return {
+        id,
+        group_id: g.id,
+        author_id: max.user.id,
+        parent_id: null,
+        root_id: id,
+        lineage: '[]',
+        title: null,
+        text: `Message ${i}`,
+        no_embed: null,
+        created_at: now,
+        last_activity_date: now,
+        is_in_front: 1,
+        is_deleted: 0,
+        public_token: null,
+      };
+    });
+    await transaction(h.t.ctx, async (tx) => {
+      for (let i = 0; i < rows.length; i += 200)
+        await tx
+          .insertInto('messages')
+          .values(rows.slice(i, i + 200))
+          .execute();
+      await h.t.ctx.search.upsert(
+        tx,
+        rows.map((r) => ({ id: r.id, groupId: g.id, title: null, text: r.text, authorName: 'Max' })),
+      );
+    });
+    // A placeholder carrying the author by mistake is not indexed again; Ana's message is untouched.
+    const placeholder = await post(g, { text: 'Message fantôme', author: max, deleted: true });
+    await transaction(h.t.ctx, (tx) => h.t.ctx.search.remove(tx, [placeholder]));
+    const anas = await post(g, { text: 'Message de Max' });
+
+    const reindexed = await transaction(h.t.ctx, (tx) => reindexAuthor(h.t.ctx, tx, max.user.id, 'Maxime Roux'));
+    expect(reindexed).toBe(count);
+    expect((await find(g, 'roux')).total).toBe(count);
+    expect((await find(g, 'maxime message')).total).toBe(count);
+    // Ana's message names Max in its text.
+    expect((await find(g, 'max message')).total).toBe(count + 1);
+    expect(await indexRows(placeholder)).toBe(0);
+
+    await transaction(h.t.ctx, (tx) => reindexAuthor(h.t.ctx, tx, max.user.id, null));
+    expect((await find(g, 'roux')).total).toBe(0);
+    expect(await ids(g, 'max')).toEqual([anas]);
+    expect((await find(g, 'message')).total).toBe(count + 1);
+  });
+
   it('never returns messages of another group', async () => {
     const g = await group();
     const other = await group();
@@ -213,7 +356,9 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
     const g = await group();
     const id = await post(g, { title: 'Brouillon', text: 'ancien contenu' });
     await transaction(h.t.ctx, (tx) =>
-      h.t.ctx.search.upsert(tx, [{ id, groupId: g.id, title: 'Version finale', text: 'nouveau contenu' }]),
+      h.t.ctx.search.upsert(tx, [
+        { id, groupId: g.id, title: 'Version finale', text: 'nouveau contenu', authorName: 'Ana' },
+      ]),
     );
     expect(await ids(g, 'ancien')).toEqual([]);
     expect(await ids(g, 'brouillon')).toEqual([]);
@@ -224,8 +369,8 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
     // The same message twice in one call: the last version wins.
     await transaction(h.t.ctx, (tx) =>
       h.t.ctx.search.upsert(tx, [
-        { id, groupId: g.id, title: null, text: 'premier' },
-        { id, groupId: g.id, title: null, text: 'second' },
+        { id, groupId: g.id, title: null, text: 'premier', authorName: 'Ana' },
+        { id, groupId: g.id, title: null, text: 'second', authorName: 'Ana' },
       ]),
     );
     expect(await ids(g, 'premier')).toEqual([]);
@@ -328,5 +473,147 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
     expect(all.hits).toHaveLength(5);
     const none = await find(g, 'abricots', '', 2);
     expect(none).toEqual({ hits: [], total: 0, terms: ['abricots'] });
+  });
+});
+
+describe(`migration 0004 on ${TEST_DIALECT}: messages indexed before it get their author's name`, () => {
+  let db: Db;
+  let cleanUp: () => Promise<void>;
+
+  // A database of its own, empty: the shared test databases are already at the latest migration.
+  beforeAll(async () => {
+    if (TEST_DIALECT === 'postgres') {
+      const name = `${TEST_DB_PREFIX}${inject('postgresTemplate').split('_')[2]}_m0004_${randomToken()
+        .slice(0, 8)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, 'x')}`;
+      await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+      db = openDatabase({ kind: 'postgres', url: urlForDatabase(name) });
+      cleanUp = () => withAdmin((client) => dropDatabase(client, name));
+    } else {
+      const dir = mkdtempSync(path.join(tmpdir(), 'kith-m0004-'));
+      db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'kith.db') });
+      cleanUp = () => {
+        rmSync(dir, { recursive: true, force: true });
+        return Promise.resolve();
+      };
+    }
+  });
+
+  afterAll(async () => {
+    await db.close();
+    await cleanUp();
+  });
+
+  /** Runs the given migrations only, as an older release did. */
+  const migrateUpTo = async (migrations: Record<string, Migration>): Promise<void> => {
+    const migrator = new Migrator({
+      db: db.kysely,
+      provider: { getMigrations: () => Promise.resolve(migrations) },
+      migrationTableName: 'kith_migrations',
+      migrationLockTableName: 'kith_migrations_lock',
+    });
+    const { error } = await migrator.migrateToLatest();
+    expect(error).toBeUndefined();
+  };
+
+  it('indexes the names, keeps titles, texts and rowids, and leaves the index writable', async () => {
+    await migrateUpTo({ '0001_initial': m0001, '0002_messages': m0002 });
+    const now = Date.now();
+    const user = (name: string) => ({
+      id: newId(),
+      login: `${newId()}@example.org`,
+      name,
+      password_hash: 'x',
+      api_key_hash: newId(),
+      api_key_enc: 'x',
+      api_key_version: 1,
+      avatar_id: null,
+      default_group_id: null,
+      notification_emails: null,
+      lang: null,
+      created_at: now,
+      last_activity_date: now,
+    });
+    const soren = user('Søren Ærø');
+    const ben = user('Ben');
+    await db.kysely.insertInto('users').values([soren, ben]).execute();
+    const groupId = newId();
+    await db.kysely
+      .insertInto('groups')
+      .values({
+        id: groupId,
+        name: 'G',
+        secret_key: newId(),
+        created_at: now,
+        last_activity_date: now,
+        emptied_at: null,
+      })
+      .execute();
+    const message = (authorId: string | null, title: string | null, text: string, deleted = false) => {
+      const id = newId();
+      return {
+        id,
+        group_id: groupId,
+        author_id: authorId,
+        parent_id: null,
+        root_id: id,
+        lineage: '[]',
+        title,
+        text,
+        no_embed: null,
+        created_at: now,
+        last_activity_date: now,
+        is_in_front: 1,
+        is_deleted: deleted ? 1 : 0,
+        public_token: null,
+      };
+    };
+    const bySoren = message(soren.id, 'Pique-nique', 'au lac');
+    const byBen = message(ben.id, 'Vélo', 'au lac');
+    const orphan = message(null, null, 'au lac');
+    const placeholder = message(null, null, 'au lac', true);
+    await db.kysely.insertInto('messages').values([bySoren, byBen, orphan, placeholder]).execute();
+
+    // 0003 indexes the existing messages, without names; 0004 comes with the latest list.
+    await migrateUpTo({ '0001_initial': m0001, '0002_messages': m0002, '0003_search': m0003 });
+    const index = createSearchIndex(db.dialect);
+    const ids = async (search: string): Promise<string[]> =>
+      (await index.search(db.kysely, { groupId, search, hashtags: '', limit: 100 })).hits
+        .map((hit) => hit.messageId)
+        .sort();
+    const indexed = async (): Promise<number> => {
+      const { rows } = await sql<{ n: number | string }>`select count(*) as n from message_search`.execute(db.kysely);
+      return Number(rows[0]?.n);
+    };
+    expect(await indexed()).toBe(3);
+    expect(await migrateToLatest(db)).toEqual(['0004_search_author']);
+    expect(await indexed()).toBe(3);
+    if (db.dialect === 'sqlite') {
+      // The copy kept each row under its rowid, which message_search_rows maps the message to.
+      const { rows } = await sql<{ n: number }>`
+        select count(*) as n from message_search_rows r
+        join message_search s on s.rowid = r.id and s.message_id = r.message_id`.execute(db.kysely);
+      expect(rows[0]?.n).toBe(3);
+    }
+
+    expect(await ids('soren')).toEqual([bySoren.id]);
+    // The application's folding: æ and ø, which have no decomposition.
+    expect(await ids('aero')).toEqual([bySoren.id]);
+    expect(await ids('ben velo')).toEqual([byBen.id]);
+    expect(await ids('pique lac')).toEqual([bySoren.id]);
+    expect(await ids('lac')).toEqual([bySoren.id, byBen.id, orphan.id].sort());
+    expect(await ids('ben lac')).toEqual([byBen.id]);
+
+    // Writes and the delete path (SQLite: the trigger, rebuilt by 0004) still work.
+    await db.kysely
+      .transaction()
+      .execute((tx) => index.upsert(tx, [{ id: orphan.id, groupId, title: null, text: 'au lac', authorName: 'Zoé' }]));
+    expect(await ids('zoe lac')).toEqual([orphan.id]);
+    await db.kysely.deleteFrom('messages').where('id', '=', bySoren.id).execute();
+    const { rows } = await sql<{ n: number | string }>`
+      select count(*) as n from message_search where message_id = ${bySoren.id}`.execute(db.kysely);
+    expect(Number(rows[0]?.n)).toBe(0);
+    expect(await ids('lac')).toEqual([byBen.id, orphan.id].sort());
   });
 });

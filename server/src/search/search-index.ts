@@ -2,12 +2,20 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 
-/** What the index keeps of a message (contract §10.7): its text fields and its group scope. */
+/**
+ * What the index keeps of a message (contract §10.7): its text fields, its author's current name
+ * and its group scope.
+ */
 export interface IndexedMessage {
   id: string;
   groupId: string;
   title: string | null;
   text: string | null;
+  /**
+   * The author's current name (weight 1), `null` once the account is deleted (contract §10.4).
+   * A rename re-indexes the author's messages (src/search/reindex.ts).
+   */
+  authorName: string | null;
 }
 
 /** One search request, already checked: the caller is a member of `groupId`. */

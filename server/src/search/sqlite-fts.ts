@@ -28,27 +28,38 @@ function indexText(text: string | null): string {
     .join(' ');
 }
 
+/**
+ * What the index stores for the author's name: its normalized words only. A name is no message
+ * content, so a `#` in it makes no hashtag (hashtag terms never look at this column anyway).
+ */
+export function authorIndexText(name: string | null): string {
+  return indexTokens(name)
+    .map((token) => token.word)
+    .join(' ');
+}
+
 /** A term as an FTS5 string: always quoted, inner quotes doubled, so no input is query syntax. */
 function quote(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
 }
 
 /**
- * The FTS5 query: the group's scope token AND every term, in the title and text columns only.
- * A word term is a prefix of a word or of a hashtag's word part; a hashtag term is that exact token.
+ * The FTS5 query: the group's scope token AND every term. A word term is a prefix of a word or of a
+ * hashtag's word part, in the title, the text or the author's name (each term may match in a
+ * different column); a hashtag term is that exact token, in the title or the text.
  */
 export function ftsQuery(groupId: string, terms: SearchTerms): string {
   const parts = [`scope : ${quote(scopeToken(groupId))}`];
-  for (const word of terms.words) parts.push(`{title text} : (${quote(word)}* OR ${quote(`#${word}`)}*)`);
+  for (const word of terms.words) parts.push(`{title text author} : (${quote(word)}* OR ${quote(`#${word}`)}*)`);
   for (const tag of terms.hashtags) parts.push(`{title text} : ${quote(`#${tag}`)}`);
   return parts.join(' AND ');
 }
 
 /**
- * SQLite FTS5 (embedded mode). Tables of migration 0003: `message_search` (FTS5: message_id
- * UNINDEXED, scope, title, text) and `message_search_rows` (message id → FTS rowid; deleting a row
- * there, directly or through the cascade from `messages`, deletes the FTS row by trigger).
- * The author's name and link previews are not indexed yet (contract §10.7 lists them; later work).
+ * SQLite FTS5 (embedded mode). Tables of migrations 0003 and 0004: `message_search` (FTS5:
+ * message_id UNINDEXED, scope, title, text, author) and `message_search_rows` (message id → FTS
+ * rowid; deleting a row there, directly or through the cascade from `messages`, deletes the FTS row
+ * by trigger). Link previews are not indexed yet (contract §10.7 lists them; later work).
  */
 export class SqliteFtsIndex implements SearchIndex {
   async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {
@@ -62,11 +73,12 @@ export class SqliteFtsIndex implements SearchIndex {
       await sql`delete from message_search where rowid in (${sql.join(rows.map((row) => row.id))})`.execute(tx);
       const values = batch.map(
         (m) =>
-          sql`(${rowIds.get(m.id)}, ${m.id}, ${scopeToken(m.groupId)}, ${indexText(m.title)}, ${indexText(m.text)})`,
+          sql`(${rowIds.get(m.id)}, ${m.id}, ${scopeToken(m.groupId)}, ${indexText(m.title)}, ${indexText(m.text)},
+            ${authorIndexText(m.authorName)})`,
       );
-      await sql`insert into message_search (rowid, message_id, scope, title, text) values ${sql.join(values)}`.execute(
-        tx,
-      );
+      await sql`
+        insert into message_search (rowid, message_id, scope, title, text, author)
+        values ${sql.join(values)}`.execute(tx);
     }
   }
 
@@ -81,14 +93,14 @@ export class SqliteFtsIndex implements SearchIndex {
     const terms = parseSearchTerms(query.search, query.hashtags);
     if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
     // bm25 weights follow the columns: message_id, scope (0: every row of the group has it),
-    // title 3, text 2 (FTS5 counts a title occurrence as 3, a text one as 2; length normalization
-    // uses the whole row). bm25 is lower for better matches, so the score is its opposite. bm25 only
+    // title 3, text 2, author 1 (FTS5 counts a title occurrence as 3, a text one as 2, one in the
+    // author's name as 1; length normalization uses the whole row). bm25 is lower for better matches, so the score is its opposite. bm25 only
     // works in the full-text scan itself, hence the materialized step before the window count.
     // The join reads each hit's row by primary key; placeholders are filtered again in case one
     // was left in the index.
     const { rows } = await sql<{ message_id: string; score: number; total: number }>`
       with hits as materialized (
-        select message_id, -bm25(message_search, 0, 0, 3, 2) as score
+        select message_id, -bm25(message_search, 0, 0, 3, 2, 1) as score
         from message_search
         where message_search match ${ftsQuery(query.groupId, terms)}
       )

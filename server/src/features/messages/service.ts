@@ -4,6 +4,7 @@ import { transaction, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { currentAuthorName } from '../../search/reindex.js';
 import { isMember } from '../groups/queries.js';
 import { notifyGroupMembers, publishNotifications } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
@@ -95,6 +96,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     }
     checkAttachable(files);
     if (isEmptyMessage(data.title, data.text, files.length)) throw emptyMessage();
+    // The search index holds the author's current name, read (and on PostgreSQL share-locked)
+    // before any write, so a concurrent rename cannot leave this message under the old one.
+    const authorName = await currentAuthorName(ctx, tx, user.id);
 
     const now = ctx.clock.now();
     const ancestors = parent === undefined ? [] : [parent.id, ...lineageOf(parent)];
@@ -121,7 +125,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       await tx.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ancestors).execute();
     }
     await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
-    await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text }]);
+    await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
     afterCommit(() => announceNewMessage(ctx, user, message, parent));
     return message;
   });
@@ -194,6 +198,9 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     const text = input.data !== undefined ? input.data.text : current.text;
     // Files join with the media feature; a message has none until then.
     if (isEmptyMessage(title, text, input.files?.length ?? 0)) throw emptyMessage();
+    // The caller is the author (canEditMessage): their current name, read before any write, as
+    // in createMessage. Only an edit of `data` re-indexes.
+    const authorName = input.data !== undefined ? await currentAuthorName(ctx, tx, user.id) : null;
 
     const now = ctx.clock.now();
     const changes: Partial<MessageRow> = {};
@@ -215,7 +222,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       await tx.updateTable('messages').set(changes).where('id', '=', current.id).execute();
     }
     if (input.data !== undefined) {
-      await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text }]);
+      await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
     }
     return current;
   });

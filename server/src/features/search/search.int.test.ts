@@ -40,13 +40,15 @@ describe('POST /api/messages/search (contract §6.8)', () => {
     const now = h.t.clock.now();
     const title = fields.title ?? null;
     const text = fields.text ?? null;
+    const authorId = fields.author === undefined ? ana.user.id : fields.author;
+    const authorName = [ana, ben].find((u) => u.user.id === authorId)?.user.name ?? null;
     await transaction(h.t.ctx, async (tx) => {
       await tx
         .insertInto('messages')
         .values({
           id,
           group_id: g.id,
-          author_id: fields.author === undefined ? ana.user.id : fields.author,
+          author_id: authorId,
           parent_id: fields.parentId ?? null,
           root_id: fields.parentId ?? id,
           lineage: fields.parentId === undefined ? '[]' : JSON.stringify([fields.parentId]),
@@ -60,7 +62,7 @@ describe('POST /api/messages/search (contract §6.8)', () => {
           public_token: null,
         })
         .execute();
-      await h.t.ctx.search.upsert(tx, [{ id, groupId: g.id, title, text }]);
+      await h.t.ctx.search.upsert(tx, [{ id, groupId: g.id, title, text, authorName }]);
     });
     return id;
   };
@@ -273,6 +275,86 @@ describe('POST /api/messages/search (contract §6.8)', () => {
   it('needs a valid key', async () => {
     expectError(await search({ group: family.id, search: 'secret' }, null), 401, 'auth_required');
     expectError(await search({ group: family.id, search: 'secret' }, 'not-a-key'), 401, 'invalid_api_key');
+  });
+});
+
+describe("search by the author's current name (contract §10.7, §10.4)", () => {
+  const h = useTestApp();
+  let mia: BuiltUser;
+  let ana: BuiltUser;
+  let group: GroupRow;
+
+  beforeAll(async () => {
+    mia = await buildUser(h.t.ctx, { name: 'Mia Lopez' });
+    ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    group = await buildGroup(h.t.ctx, { members: [mia, ana] });
+  });
+
+  /** POST /api/messages: the id of the new message. */
+  const create = async (author: BuiltUser, data: { title?: string; text?: string }, parent?: string) => {
+    const res = await h.api.post('/messages', {
+      key: author.key,
+      body: { group: group.id, data, ...(parent === undefined ? {} : { parent }) },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.id as string;
+  };
+
+  /** The ids found by Ana, sorted, after checking that totalItems agrees. */
+  const found = async (search: string): Promise<string[]> => {
+    const res = await h.api.post('/messages/search', { key: ana.key, body: { group: group.id, search } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.totalItems, search).toBe(res.body.messages.length);
+    return (res.body.messages as { id: string }[]).map((m) => m.id).sort();
+  };
+
+  it('follows creates, edits, a rename and the account deletion', async () => {
+    const beach = await create(mia, { title: 'Plage', text: 'Du soleil' });
+    const reply = await create(mia, { text: 'Encore du soleil' }, beach);
+    const anas = await create(ana, { title: 'Plage', text: 'Du vent' });
+    const sorted = (...ids: string[]) => [...ids].sort();
+
+    expect(await found('lopez')).toEqual(sorted(beach, reply));
+    expect(await found('mia plage')).toEqual([beach]);
+    expect(await found('ana plage')).toEqual([anas]);
+    expect(await found('mia vent')).toEqual([]);
+
+    // An edit keeps the name in the index.
+    const edited = await h.api.put(`/messages/${beach}`, {
+      key: mia.key,
+      body: { data: { title: 'Plage', text: 'Beaucoup de soleil' } },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(await found('lopez beaucoup')).toEqual([beach]);
+
+    // A rename re-indexes her messages, and only hers.
+    const renamed = await h.api.put(`/users/${mia.user.id}`, { key: mia.key, body: { name: 'Zoé' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(await found('lopez')).toEqual([]);
+    expect(await found('mia')).toEqual([]);
+    expect(await found('zoe')).toEqual(sorted(beach, reply));
+    expect(await found('ZOÉ soleil')).toEqual(sorted(beach, reply));
+    expect(await found('zoe plage')).toEqual([beach]);
+    expect(await found('ana plage')).toEqual([anas]);
+    // Other settings sent with the same name change nothing.
+    const same = await h.api.put(`/users/${mia.user.id}`, {
+      key: mia.key,
+      body: { name: 'Zoé', data: { lang: 'fr_FR' } },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect(await found('zoe')).toEqual(sorted(beach, reply));
+    const later = await create(mia, { text: 'Après le changement de nom' });
+    expect(await found('zoe')).toEqual(sorted(beach, reply, later));
+
+    // Her account goes: the texts stay searchable, no longer by her name.
+    const deleted = await h.api.delete(`/users/${mia.user.id}`, { key: mia.key });
+    expect(deleted.status, deleted.text).toBe(204);
+    expect(await found('zoe')).toEqual([]);
+    expect(await found('soleil')).toEqual(sorted(beach, reply));
+    expect(await found('changement')).toEqual([later]);
+    expect(await found('plage')).toEqual(sorted(beach, anas));
+    const res = await h.api.post('/messages/search', { key: ana.key, body: { group: group.id, search: 'soleil' } });
+    expect(res.body.messages.map((m: { author: string }) => m.author)).toEqual(['', '']);
   });
 });
 

@@ -12,6 +12,7 @@ import { transaction } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/passwords.js';
+import { reindexAuthor } from '../../search/reindex.js';
 import { newApiKey } from '../auth/api-keys.js';
 import { accountDeletedMail, loginChangedMail, passwordChangedMail } from '../auth/mails.js';
 import { rotateApiKey, sendLater, type SignedIn } from '../auth/service.js';
@@ -128,6 +129,8 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
       throw error;
     }
     const user = await tx.selectFrom('users').selectAll().where('id', '=', caller.id).executeTakeFirstOrThrow();
+    // Search matches the author's current name (contract §10.7): a new name re-indexes their messages.
+    if (changes.name !== undefined && user.name !== caller.name) await reindexAuthor(ctx, tx, caller.id, user.name);
     // A password change does not rotate the key (the 0.5.6 client would log itself out).
     if (changes.password_hash !== undefined) afterCommit(() => sendLater(ctx, passwordChangedMail(user)));
     if (newLogin !== undefined) afterCommit(() => sendLater(ctx, loginChangedMail(caller.login, user)));
@@ -146,6 +149,9 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
   await transaction(ctx, async (tx, afterCommit) => {
     const now = ctx.clock.now();
     const groups = await tx.selectFrom('memberships').select('group_id').where('user_id', '=', caller.id).execute();
+    // The messages stay searchable, no longer by the author's name (contract §10.4): re-indexed
+    // without it while `author_id` still finds them.
+    await reindexAuthor(ctx, tx, caller.id, null);
     // Foreign keys cascade memberships, owned notifications and reset keys, and null `from_user_id`.
     await tx.deleteFrom('users').where('id', '=', caller.id).execute();
     if (groups.length > 0) {

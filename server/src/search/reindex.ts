@@ -1,0 +1,63 @@
+import type { AppContext } from '../context.js';
+import type { Tx } from '../db/transaction.js';
+
+/** Messages read and re-indexed per round when an author's name changes. */
+export const REINDEX_CHUNK = 500;
+
+type IndexContext = Pick<AppContext, 'db' | 'search'>;
+
+/**
+ * The name to index a new or edited message under (contract §10.7: the author's *current* name),
+ * read inside the writing transaction. On PostgreSQL the row is read `FOR SHARE`, which conflicts
+ * with the lock a rename or an account deletion holds while `reindexAuthor` runs: either this write
+ * waits for it and reads the new name, or it waits for this write and then sees the message. So no
+ * message stays indexed under a stale name. Call it before the transaction locks anything else.
+ * SQLite runs one write transaction at a time, so reading in the transaction is enough there.
+ * `null` when the user no longer exists.
+ */
+export async function currentAuthorName(ctx: IndexContext, tx: Tx, userId: string): Promise<string | null> {
+  const row = await tx
+    .selectFrom('users')
+    .select('name')
+    .where('id', '=', userId)
+    .$if(ctx.db.dialect === 'postgres', (q) => q.forShare())
+    .executeTakeFirst();
+  return row?.name ?? null;
+}
+
+/**
+ * Re-indexes every message of an author under `name` (their new name, or `null` when the account is
+ * being deleted: contract §10.4, "no longer by the author's name"), inside the caller's
+ * transaction. Placeholders have no author and are never indexed. Call it after the rename's
+ * update, or before the account's row is deleted (the foreign key then nulls `author_id`).
+ *
+ * Cost: on PostgreSQL one lock query, then one query for the ids, then per 500 messages one read
+ * and the index write (one statement on PostgreSQL, three per 200 messages on SQLite). Returns the
+ * number of messages re-indexed.
+ */
+export async function reindexAuthor(ctx: IndexContext, tx: Tx, userId: string, name: string | null): Promise<number> {
+  if (ctx.db.dialect === 'postgres') {
+    // Waits for message writes that read the old name (currentAuthorName) and makes later ones
+    // wait for this transaction. A rename already holds this lock through its update.
+    await tx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+  }
+  // Ids first (through the messages_author index), then the rows page by page, so a prolific
+  // author's texts are never all in memory at once.
+  const ids = (
+    await tx.selectFrom('messages').select('id').where('author_id', '=', userId).where('is_deleted', '=', 0).execute()
+  ).map((row) => row.id);
+  for (let i = 0; i < ids.length; i += REINDEX_CHUNK) {
+    const rows = await tx
+      .selectFrom('messages')
+      .select(['id', 'group_id', 'title', 'text'])
+      .where('id', 'in', ids.slice(i, i + REINDEX_CHUNK))
+      .where('author_id', '=', userId)
+      .where('is_deleted', '=', 0)
+      .execute();
+    await ctx.search.upsert(
+      tx,
+      rows.map((row) => ({ id: row.id, groupId: row.group_id, title: row.title, text: row.text, authorName: name })),
+    );
+  }
+  return ids.length;
+}
