@@ -23,7 +23,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ]);
     for (const row of rows) {
       const pid = Number(/^kith_test_(\d+)_/.exec(row.datname)?.[1]);
-      if (!isAlive(pid)) await dropDatabase(client, row.datname);
+      // Another run (possibly in another PID namespace) may still use it: then the drop is refused
+      // once and the database left alone.
+      if (!isAlive(pid)) await dropDatabase(client, row.datname, 1).catch(() => undefined);
     }
     await client.query(`CREATE DATABASE "${template}"`);
   });

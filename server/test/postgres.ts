@@ -23,6 +23,20 @@ export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Pro
   }
 }
 
-export async function dropDatabase(client: pg.Client, name: string): Promise<void> {
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+/**
+ * Drops a test database once nobody uses it. Never `WITH (FORCE)`: killing the sessions of a pool
+ * that is still closing makes its clients throw "terminating connection due to administrator
+ * command" into the test process. A pool that just ended may need a moment to let go.
+ */
+export async function dropDatabase(client: pg.Client, name: string, attempts = 50): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await client.query(`DROP DATABASE IF EXISTS "${name}"`);
+      return;
+    } catch (error) {
+      // 55006: the database is being accessed by other users.
+      if ((error as { code?: string }).code !== '55006' || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
