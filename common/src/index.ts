@@ -5,3 +5,4 @@ export * from './errors.js';
 export * from './validation.js';
 export * from './api/schemas.js';
 export * from './api/search-schemas.js';
+export * from './api/link-schemas.js';

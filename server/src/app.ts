@@ -4,6 +4,8 @@ import type { AppContext } from './context.js';
 import { LIMITS } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
 import { bookmarkRoutes } from './features/bookmarks/routes.js';
+import { fileBytesRoutes, fileRoutes } from './features/files/routes.js';
+import { linkRoutes } from './features/links/routes.js';
 import { eventRoutes } from './events/stream.js';
 import { messageRoutes } from './features/messages/routes.js';
 import { groupRoutes } from './features/groups/routes.js';
@@ -150,12 +152,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       groupRoutes(api, ctx);
       notificationRoutes(api, ctx);
       searchRoutes(api, ctx);
+      fileRoutes(api, ctx);
+      linkRoutes(api, ctx);
       messageRoutes(api, ctx);
       bookmarkRoutes(api, ctx);
       eventRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );
+  fileBytesRoutes(app, ctx);
   if (config.apiDocs) await registerApiDocs(app, apiPrefix);
 
   const indexHtml = await registerWebClient(app, config);

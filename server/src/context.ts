@@ -7,6 +7,7 @@ import type { SecretBox } from './lib/secrets.js';
 import type { Mailer } from './mail/mailer.js';
 import type { MemoryEventBus } from './events/memory-event-bus.js';
 import type { SearchIndex } from './search/search-index.js';
+import type { FileStore } from './storage/file-store.js';
 
 /**
  * What every service gets: the swappable parts chosen once at start-up. Tests build their own
@@ -22,4 +23,5 @@ export interface AppContext {
   log: FastifyBaseLogger;
   search: SearchIndex;
   events: MemoryEventBus;
+  files: FileStore;
 }

@@ -10,6 +10,7 @@ import { SecretBox } from './lib/secrets.js';
 import { OutboxMailer, type Mailer } from './mail/mailer.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { createSearchIndex } from './search/create.js';
+import { LocalFileStore } from './storage/local-file-store.js';
 
 /** A logger that never prints secrets: the auth header and cookies are redacted wherever they appear. */
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -44,5 +45,6 @@ export async function createContext(
     mailer: overrides.mailer ?? new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, log),
     search: createSearchIndex(db.dialect),
     events: new MemoryEventBus(clock),
+    files: new LocalFileStore(path.join(config.dataDir, 'files')),
   };
 }

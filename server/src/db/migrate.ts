@@ -4,6 +4,8 @@ import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_messages.js';
 import * as m0003 from './migrations/0003_search.js';
 import * as m0004 from './migrations/0004_search_author.js';
+import * as m0005 from './migrations/0005_files.js';
+import * as m0006 from './migrations/0006_links.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +13,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_messages': m0002,
   '0003_search': m0003,
   '0004_search_author': m0004,
+  '0005_files': m0005,
+  '0006_links': m0006,
 };
 
 const provider: MigrationProvider = {

@@ -94,6 +94,52 @@ export interface BookmarksTable {
   created_at: number;
 }
 
+/** A link preview (contract §2.9, §7.5): the last fetch of one URL, shared by every user. */
+export interface LinksTable {
+  id: string;
+  /** The URL as requested (after the one percent-decoding of the query string). */
+  url: string;
+  /** JSON object: the `data` of the answer, or `{origin, exception}` after a failed first fetch. */
+  data: string;
+  /** The stored preview image; always null until file storage lands. */
+  preview_file_id: string | null;
+  /** Time of the last fetch (successful or not). */
+  updated_at: number;
+  /** 1 when the last fetch failed: it is retried after 1 hour instead of 7 days. */
+  failed: number;
+}
+
+export interface FilesTable {
+  id: string;
+  /** Null once the uploader deleted their account. */
+  uploader_id: string | null;
+  /** MIME type of the stored bytes, detected from their content. */
+  type: string;
+  kind: 'image' | 'video' | 'audio' | 'pdf';
+  status: 'raw' | 'ready';
+  size: number;
+  /** Original file name, cleaned of path and control characters. */
+  name: string;
+  /** Key of the bytes in the FileStore. */
+  storage_key: string;
+  /** Extension of the signed name `<id>.<ext>`. */
+  ext: string;
+  width: number | null;
+  height: number | null;
+  /** 0–100 while a raw video or audio file is converted, else null. */
+  progress: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessageFilesTable {
+  message_id: string;
+  file_id: string;
+  /** 0..n-1 within the message (`fileIndex`). */
+  position: number;
+}
+
 export interface KithMetaTable {
   key: string;
   value: string;
@@ -107,5 +153,8 @@ export interface Database {
   password_reset_keys: PasswordResetKeysTable;
   messages: MessagesTable;
   bookmarks: BookmarksTable;
+  files: FilesTable;
+  message_files: MessageFilesTable;
   kith_meta: KithMetaTable;
+  links: LinksTable;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { FileSigner } from '../features/files/presenter.js';
 import { previewAnswer } from '../features/messages/service.js';
 import { findMessage, lineageOf } from '../features/messages/queries.js';
 import { presentNotification } from '../features/notifications/presenter.js';
@@ -18,9 +19,9 @@ export function sseFrame(id: number, event: StreamEventName, data: unknown): str
 }
 
 /** A card, or null when the message is gone by now (deleted between the commit and the send). */
-async function previewOrNull(db: Kysely<Database>, id: string) {
+async function previewOrNull(signer: FileSigner, db: Kysely<Database>, id: string) {
   try {
-    return await previewAnswer(db, id);
+    return await previewAnswer(signer, db, id);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
@@ -35,16 +36,19 @@ async function previewOrNull(db: Kysely<Database>, id: string) {
  * The payload does not depend on who receives it: access is checked per subscriber beforehand
  * (owner for notifications, membership for messages), so it is built once per event.
  */
-async function presentEvent(db: Kysely<Database>, event: KithEvent): Promise<unknown> {
+async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: KithEvent): Promise<unknown> {
   switch (event.type) {
     case 'notification': {
       const view = await findOwnNotification(db, event.userId, event.notificationId);
       return view === undefined ? null : presentNotification(view);
     }
     case 'message':
-      return previewOrNull(db, event.messageId);
+      return previewOrNull(signer, db, event.messageId);
     case 'comment': {
-      const [preview, row] = await Promise.all([previewOrNull(db, event.messageId), findMessage(db, event.messageId)]);
+      const [preview, row] = await Promise.all([
+        previewOrNull(signer, db, event.messageId),
+        findMessage(db, event.messageId),
+      ]);
       if (preview === null || row === undefined) return null;
       return {
         ...preview,
@@ -59,9 +63,13 @@ async function presentEvent(db: Kysely<Database>, event: KithEvent): Promise<unk
 }
 
 /** The whole frame of a published event, or `null` when it is not sent (see `presentEvent`). */
-export async function presentFrame(db: Kysely<Database>, published: PublishedEvent): Promise<string | null> {
+export async function presentFrame(
+  signer: FileSigner,
+  db: Kysely<Database>,
+  published: PublishedEvent,
+): Promise<string | null> {
   const { event } = published;
   if (event.type === 'disconnect') return null;
-  const data = await presentEvent(db, event);
+  const data = await presentEvent(signer, db, event);
   return data === null ? null : sseFrame(published.id, event.type, data);
 }

@@ -309,7 +309,7 @@ export class EventStreams {
   private frameOf(published: PublishedEvent): Promise<string | null> {
     const known = this.frames.get(published.id);
     if (known !== undefined) return known;
-    const frame = presentFrame(this.ctx.db.kysely, published).catch((error: unknown) => {
+    const frame = presentFrame(this.ctx, this.ctx.db.kysely, published).catch((error: unknown) => {
       this.ctx.log.error({ err: error, eventId: published.id }, 'could not present a live event');
       this.frames.delete(published.id);
       return null;

@@ -72,6 +72,10 @@ describe('OpenAPI document and docs page (contract §11.5)', () => {
         'GET /api/me/bookmarks/{limit}',
         'POST /api/messages/search',
         'GET /api/events',
+        'POST /api/files',
+        'GET /api/files/{id}',
+        'GET /api/images/{type}/{w}/{h}/{id}',
+        'GET /api/links/by_url',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.

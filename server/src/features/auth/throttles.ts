@@ -15,6 +15,8 @@ export const THROTTLES = {
   newPasswordFailuresPerIp: { limit: 10, windowMs: 15 * MINUTE },
   unknownInvitationsPerUser: { limit: 20, windowMs: HOUR },
   streamsPerUser: { limit: 30, windowMs: 10 * MINUTE },
+  uploadsPerUser: { limit: 300, windowMs: HOUR },
+  linkPreviewsPerUser: { limit: 60, windowMs: 10 * MINUTE },
 } as const;
 
 export type ThrottleName = keyof typeof THROTTLES;

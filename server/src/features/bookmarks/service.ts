@@ -6,7 +6,7 @@ import { missingField, notFound } from '../../lib/errors.js';
 import { newId, parseId } from '../../lib/ids.js';
 import { parseLimit } from '../../lib/params.js';
 import { presentPreview } from '../messages/presenter.js';
-import { childCounts, findMessageViews } from '../messages/queries.js';
+import { childCounts, findMessageViews, previewsOf } from '../messages/queries.js';
 import { loadReadableMessage } from '../messages/service.js';
 import type { UserRow } from '../users/queries.js';
 
@@ -97,10 +97,16 @@ export async function listBookmarks(
     .execute();
   if (!expand) return rows.map((b) => presentBookmark(b));
   const ids = rows.map((b) => b.message_id);
-  const [views, counts] = await Promise.all([findMessageViews(db, ids), childCounts(db, ids)]);
+  const [views, counts, previews] = await Promise.all([
+    findMessageViews(db, ids),
+    childCounts(db, ids),
+    previewsOf(ctx, db, ids),
+  ]);
   const byId = new Map(views.map((v) => [v.id, v]));
   return rows.flatMap((b) => {
     const view = byId.get(b.message_id);
-    return view === undefined ? [] : [presentBookmark(b, presentPreview(view, counts.get(b.message_id) ?? 0))];
+    return view === undefined
+      ? []
+      : [presentBookmark(b, presentPreview(view, counts.get(b.message_id) ?? 0, previews.get(b.message_id) ?? null))];
   });
 }

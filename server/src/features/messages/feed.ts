@@ -5,7 +5,14 @@ import { invalidField, notFound } from '../../lib/errors.js';
 import { isMember } from '../groups/queries.js';
 import type { UserRow } from '../users/queries.js';
 import { presentFeedItem } from './presenter.js';
-import { childCounts, countFrontMessages, findMessageViews, frontMessagesQuery, lineageOf } from './queries.js';
+import {
+  childCounts,
+  countFrontMessages,
+  findMessageViews,
+  frontMessagesQuery,
+  lineageOf,
+  previewsOf,
+} from './queries.js';
 import { messageAnswer } from './service.js';
 
 async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<void> {
@@ -99,16 +106,19 @@ export async function groupFeed(
   const rows = await page.limit(limit + 1).execute();
   const shown = rows.slice(0, limit);
   const ids = shown.map((r) => r.id);
-  const [views, counts, unread, totalItems] = await Promise.all([
+  const [views, counts, unread, totalItems, previews] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),
     unreadThreadIds(db, user, groupId),
     countFrontMessages(db, groupId),
+    previewsOf(ctx, db, ids),
   ]);
   const byId = new Map(views.map((v) => [v.id, v]));
   const messages = ids.flatMap((id) => {
     const view = byId.get(id);
-    return view === undefined ? [] : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id))];
+    return view === undefined
+      ? []
+      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null)];
   });
   const last = shown.at(-1);
   const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;

@@ -1,4 +1,4 @@
-import type { FeedItem, Message, MessagePreview } from '@kith/common';
+import type { FeedItem, FileObject, Message, MessagePreview } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { presentGroupRef } from '../groups/presenter.js';
 import { presentUser } from '../users/presenter.js';
@@ -20,8 +20,11 @@ function presentAuthor(m: MessageView) {
     : null;
 }
 
-/** What a message and its card share (contract §2.4, §2.5). */
-function presentCommon(m: MessageView) {
+/**
+ * What a message and its card share (contract §2.4, §2.5). `preview` is the file at position 0
+ * (§10.6); link preview images join with the link-preview feature. Placeholders have none.
+ */
+function presentCommon(m: MessageView, preview: FileObject | null) {
   return {
     id: m.id,
     entityType: 'message' as const,
@@ -31,8 +34,7 @@ function presentCommon(m: MessageView) {
     data: presentData(m),
     author: presentAuthor(m),
     group: presentGroupRef({ id: m.group_id, name: m.group_name }),
-    // Files and link previews join with the media feature.
-    preview: null,
+    preview: m.is_deleted === 1 ? null : preview,
     isInFront: m.is_in_front === 1,
     isDeleted: m.is_deleted === 1,
   };
@@ -42,28 +44,39 @@ function presentCommon(m: MessageView) {
  * The full message (contract §2.4). A stored link is not "active" while the operator has public
  * links turned off (§6.6).
  */
-export function presentMessage(m: MessageView, children: string[], options: { publicLinks: boolean }): Message {
+export function presentMessage(
+  m: MessageView,
+  children: string[],
+  files: FileObject[],
+  options: { publicLinks: boolean },
+): Message {
+  const shown = m.is_deleted === 1 ? [] : files;
   return {
-    ...presentCommon(m),
+    ...presentCommon(m, shown[0] ?? null),
     parent: m.parent_id === null ? null : { id: m.parent_id, entityType: 'message' },
     lineage: lineageOf(m),
     children: children.map((id) => ({ id, entityType: 'message' as const })),
-    files: [],
+    files: shown,
     isPublic: options.publicLinks && m.public_token !== null,
   };
 }
 
 /** A card (contract §2.5): `children` is a count. */
-export function presentPreview(m: MessageView, childCount: number): MessagePreview {
-  return { ...presentCommon(m), children: childCount };
+export function presentPreview(m: MessageView, childCount: number, preview: FileObject | null): MessagePreview {
+  return { ...presentCommon(m, preview), children: childCount };
 }
 
 /** Feed cards cut their text to this many characters (contract §11.1). */
 export const FEED_TEXT_LIMIT = 1000;
 
 /** A card of the batched feed, with its text cut and the "something new" mark (contract §11.1). */
-export function presentFeedItem(m: MessageView, childCount: number, unread: boolean): FeedItem {
-  const card = presentPreview(m, childCount);
+export function presentFeedItem(
+  m: MessageView,
+  childCount: number,
+  unread: boolean,
+  preview: FileObject | null,
+): FeedItem {
+  const card = presentPreview(m, childCount, preview);
   const text = card.data.text;
   const truncated = text !== undefined && text.length > FEED_TEXT_LIMIT;
   if (truncated) card.data = { ...card.data, text: text.slice(0, FEED_TEXT_LIMIT) };
@@ -71,9 +84,9 @@ export function presentFeedItem(m: MessageView, childCount: number, unread: bool
 }
 
 /** The public view (contract §6.7): no author, group, parent, lineage or children. */
-export function presentPublicMessage(m: MessageView): Message {
+export function presentPublicMessage(m: MessageView, files: FileObject[]): Message {
   return {
-    ...presentMessage(m, [], { publicLinks: true }),
+    ...presentMessage(m, [], files, { publicLinks: true }),
     author: null,
     group: null,
     parent: null,

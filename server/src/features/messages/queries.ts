@@ -1,5 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { FileObject } from '@kith/common';
 import type { Database, MessagesTable } from '../../db/schema.js';
+import { presentFile, type FileSigner } from '../files/presenter.js';
+import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 type Q = Kysely<Database>;
@@ -36,6 +39,18 @@ export type MessageView = MessageRow & {
 export function findMessageViews(db: Q, ids: string[]): Promise<MessageView[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return selectViews(db).where('m.id', 'in', ids).execute();
+}
+
+/** The files of each message as File objects with their `fileIndex`, in one query. */
+export async function presentedFilesOf(signer: FileSigner, db: Q, ids: string[]): Promise<Map<string, FileObject[]>> {
+  const rows = await filesOfMessages(db, ids);
+  return new Map([...rows].map(([id, files]) => [id, files.map((file, index) => presentFile(signer, file, index))]));
+}
+
+/** The card picture of each message (the file at position 0, contract §10.6), in one query. */
+export async function previewsOf(signer: FileSigner, db: Q, ids: string[]): Promise<Map<string, FileObject>> {
+  const rows = await firstFilesOfMessages(db, ids);
+  return new Map([...rows].map(([id, file]) => [id, presentFile(signer, file, 0)]));
 }
 
 /** Direct replies of each message, oldest first, in one query. */

@@ -11,7 +11,19 @@ import type { UserRow } from '../users/queries.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { canEditMessage } from './policy.js';
 import { presentMessage, presentPreview } from './presenter.js';
-import { childCounts, childrenOf, findMessage, findMessageViews, lineageOf, type MessageRow } from './queries.js';
+import {
+  childCounts,
+  childrenOf,
+  findMessage,
+  findMessageViews,
+  lineageOf,
+  presentedFilesOf,
+  previewsOf,
+  type MessageRow,
+} from './queries.js';
+import type { FileSigner } from '../files/presenter.js';
+import { attachableFiles } from '../files/policy.js';
+import { findFiles } from '../files/queries.js';
 
 const notAuthor = () => new ApiError(403, 'not_author', 'Only the author can do this');
 const invalidParent = () =>
@@ -28,11 +40,34 @@ export async function loadReadableMessage(db: Tx, user: UserRow, id: string | nu
 }
 
 /**
- * Files a message may carry (contract §1.8): uploaded by the caller or attached to a readable
- * message. Uploads arrive with the media feature; until then no id qualifies.
+ * Files a message may carry (contract §1.8, §6.1): each id names a file in status raw or ready that
+ * the caller uploaded or that is attached to a message the caller can read. Else `invalid_file`.
  */
-function checkAttachable(files: string[]): void {
-  if (files.length > 0) throw new ApiError(400, 'invalid_file', 'A file is unknown or cannot be attached', 'files');
+async function checkAttachable(tx: Tx, user: UserRow, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const ok = await attachableFiles(tx, user.id, await findFiles(tx, ids));
+  const bad = ids.findIndex((id) => !ok.has(id));
+  if (bad >= 0) throw new ApiError(400, 'invalid_file', 'A file is unknown or cannot be attached', 'files');
+}
+
+/** Puts `ids` on a message in this order (`fileIndex` 0..n-1), replacing what it carried. */
+async function setMessageFiles(tx: Tx, messageId: string, ids: string[]): Promise<void> {
+  await tx.deleteFrom('message_files').where('message_id', '=', messageId).execute();
+  if (ids.length === 0) return;
+  await tx
+    .insertInto('message_files')
+    .values(ids.map((fileId, position) => ({ message_id: messageId, file_id: fileId, position })))
+    .execute();
+}
+
+/** How many files a stored message carries. */
+async function fileCount(tx: Tx, messageId: string): Promise<number> {
+  const row = await tx
+    .selectFrom('message_files')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('message_id', '=', messageId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** The full message answer, with children. */
@@ -40,16 +75,16 @@ export async function messageAnswer(ctx: AppContext, id: string): Promise<Messag
   const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const children = await childrenOf(db, [id]);
-  return presentMessage(view, children.get(id) ?? [], { publicLinks: ctx.config.publicLinks });
+  const [children, files] = await Promise.all([childrenOf(db, [id]), presentedFilesOf(ctx, db, [id])]);
+  return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], { publicLinks: ctx.config.publicLinks });
 }
 
 /** A card answer (contract §2.5). */
-export async function previewAnswer(db: Tx, id: string): Promise<MessagePreview> {
+export async function previewAnswer(signer: FileSigner, db: Tx, id: string): Promise<MessagePreview> {
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const counts = await childCounts(db, [id]);
-  return presentPreview(view, counts.get(id) ?? 0);
+  const [counts, previews] = await Promise.all([childCounts(db, [id]), previewsOf(signer, db, [id])]);
+  return presentPreview(view, counts.get(id) ?? 0, previews.get(id) ?? null);
 }
 
 /** Plain text for notification titles: the title, else the start of the text, ≤ 100 characters. */
@@ -94,7 +129,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       parent = rawParent === 'invalid' ? undefined : await findMessage(tx, rawParent);
       if (parent === undefined || parent.group_id !== groupId || parent.is_deleted === 1) throw invalidParent();
     }
-    checkAttachable(files);
+    await checkAttachable(tx, user, files);
     if (isEmptyMessage(data.title, data.text, files.length)) throw emptyMessage();
     // The search index holds the author's current name, read (and on PostgreSQL share-locked)
     // before any write, so a concurrent rename cannot leave this message under the old one.
@@ -120,6 +155,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       public_token: null,
     };
     await tx.insertInto('messages').values(message).execute();
+    await setMessageFiles(tx, id, files);
     // A reply moves its whole thread up on the group page (contract §10.2).
     if (ancestors.length > 0) {
       await tx.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ancestors).execute();
@@ -176,7 +212,7 @@ export async function getMessage(ctx: AppContext, user: UserRow, id: string | nu
 /** GET /api/messages/{id}/preview */
 export async function getPreview(ctx: AppContext, user: UserRow, id: string | null): Promise<MessagePreview> {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
-  return previewAnswer(ctx.db.kysely, message.id);
+  return previewAnswer(ctx, ctx.db.kysely, message.id);
 }
 
 /**
@@ -193,11 +229,12 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     if (isInFront === false && current.parent_id === null) {
       throw invalidField('isInFront', 'A top-level post is always shown on the group page');
     }
-    if (input.files !== undefined) checkAttachable(input.files);
+    if (input.files !== undefined) await checkAttachable(tx, user, input.files);
     const title = input.data !== undefined ? input.data.title : current.title;
     const text = input.data !== undefined ? input.data.text : current.text;
-    // Files join with the media feature; a message has none until then.
-    if (isEmptyMessage(title, text, input.files?.length ?? 0)) throw emptyMessage();
+    // Absent `files` means unchanged: the stored ones count.
+    const files = input.files?.length ?? (await fileCount(tx, current.id));
+    if (isEmptyMessage(title, text, files)) throw emptyMessage();
     // The caller is the author (canEditMessage): their current name, read before any write, as
     // in createMessage. Only an edit of `data` re-indexes.
     const authorName = input.data !== undefined ? await currentAuthorName(ctx, tx, user.id) : null;
@@ -221,6 +258,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     if (Object.keys(changes).length > 0) {
       await tx.updateTable('messages').set(changes).where('id', '=', current.id).execute();
     }
+    if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
     if (input.data !== undefined) {
       await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
     }
@@ -230,7 +268,11 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
   return messageAnswer(ctx, message.id);
 }
 
-/** Removes messages for good, with what hangs on them (contract §6.4); bookmarks go by foreign key. */
+/**
+ * Removes messages for good, with what hangs on them (contract §6.4); bookmarks and file
+ * attachments (message_files) go by foreign key. Deleting files left attached nowhere 24 hours
+ * later belongs to the upload cleanup job, which comes with the media job queue.
+ */
 async function removeMessages(ctx: AppContext, tx: Tx, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.deleteFrom('notifications').where('target', 'in', ids).execute();
@@ -275,6 +317,8 @@ export async function deleteMessage(ctx: AppContext, user: UserRow, id: string |
         .where('id', '=', message.id)
         .execute();
       await tx.deleteFrom('bookmarks').where('message_id', '=', message.id).execute();
+      // A placeholder loses its files (contract §10.3).
+      await tx.deleteFrom('message_files').where('message_id', '=', message.id).execute();
       // Notifications about its replies (fromMessage = this) stay: those replies still exist.
       await tx.deleteFrom('notifications').where('target', '=', message.id).execute();
       await ctx.search.remove(tx, [message.id]);

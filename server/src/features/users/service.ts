@@ -17,6 +17,8 @@ import { newApiKey } from '../auth/api-keys.js';
 import { accountDeletedMail, loginChangedMail, passwordChangedMail } from '../auth/mails.js';
 import { rotateApiKey, sendLater, type SignedIn } from '../auth/service.js';
 import { isMember } from '../groups/queries.js';
+import { canBeAvatarOf } from '../files/policy.js';
+import { findFile } from '../files/queries.js';
 import { canEditUser } from './policy.js';
 import { presentMe, presentUser } from './presenter.js';
 import { findUserById, findUserByLogin, isUserVisibleTo, listGroupsOfUser, type UserRow } from './queries.js';
@@ -83,9 +85,14 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
   }
 
   if (body.has('avatar')) {
-    // Avatars must be images the caller uploaded; until uploads exist no id can qualify.
-    body.id('avatar');
-    throw new ApiError(400, 'invalid_avatar', 'The avatar must be an image you uploaded', 'avatar');
+    // An avatar must be an image the caller uploaded (contract §4.3). Deleting the replaced
+    // avatar file (unless attached to a message) belongs to the upload cleanup job, still to come.
+    const avatarId = body.id('avatar');
+    const file = avatarId === undefined || avatarId === 'invalid' ? undefined : await findFile(ctx.db.kysely, avatarId);
+    if (!canBeAvatarOf(caller.id, file)) {
+      throw new ApiError(400, 'invalid_avatar', 'The avatar must be an image you uploaded', 'avatar');
+    }
+    changes.avatar_id = file?.id ?? null;
   } else if (body.raw('avatar') === null) {
     changes.avatar_id = null;
   }

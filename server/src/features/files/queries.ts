@@ -1,0 +1,84 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, FilesTable } from '../../db/schema.js';
+
+export type FileRow = Selectable<FilesTable>;
+type Q = Kysely<Database>;
+
+export function findFile(db: Q, id: string): Promise<FileRow | undefined> {
+  return db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findFiles(db: Q, ids: string[]): Promise<FileRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('files').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Whether the file is attached to a message of a group `userId` belongs to (contract §1.8). */
+export async function isAttachedToReadableMessage(db: Q, userId: string, fileId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('message_files as mf')
+    .innerJoin('messages as m', 'm.id', 'mf.message_id')
+    .innerJoin('memberships as ms', (join) =>
+      join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId),
+    )
+    .select('mf.file_id')
+    .where('mf.file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Of `fileIds`, those attached to a message of a group `userId` belongs to, in one query. */
+export async function attachedToReadableMessages(db: Q, userId: string, fileIds: string[]): Promise<Set<string>> {
+  if (fileIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('message_files as mf')
+    .innerJoin('messages as m', 'm.id', 'mf.message_id')
+    .innerJoin('memberships as ms', (join) =>
+      join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId),
+    )
+    .select('mf.file_id')
+    .distinct()
+    .where('mf.file_id', 'in', fileIds)
+    .execute();
+  return new Set(rows.map((r) => r.file_id));
+}
+
+/** Users whose avatar the file is. */
+export async function usersWithAvatar(db: Q, fileId: string): Promise<string[]> {
+  const rows = await db.selectFrom('users').select('id').where('avatar_id', '=', fileId).execute();
+  return rows.map((r) => r.id);
+}
+
+/** The files of each message in order (`position`), in one query for any number of messages. */
+export async function filesOfMessages(db: Q, messageIds: string[]): Promise<Map<string, FileRow[]>> {
+  const result = new Map<string, FileRow[]>(messageIds.map((id) => [id, []]));
+  if (messageIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('message_files as mf')
+    .innerJoin('files as f', 'f.id', 'mf.file_id')
+    .selectAll('f')
+    .select('mf.message_id')
+    .where('mf.message_id', 'in', messageIds)
+    .orderBy('mf.message_id')
+    .orderBy('mf.position')
+    .execute();
+  for (const { message_id: messageId, ...file } of rows) result.get(messageId)?.push(file);
+  return result;
+}
+
+/** The first file (position 0) of each message: its card picture (contract §10.6), in one query. */
+export async function firstFilesOfMessages(db: Q, messageIds: string[]): Promise<Map<string, FileRow>> {
+  const result = new Map<string, FileRow>();
+  if (messageIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('message_files as mf')
+    .innerJoin('files as f', 'f.id', 'mf.file_id')
+    .selectAll('f')
+    .select('mf.message_id')
+    .where('mf.message_id', 'in', messageIds)
+    .where('mf.position', '=', 0)
+    .execute();
+  for (const { message_id: messageId, ...file } of rows) result.set(messageId, file);
+  return result;
+}

@@ -1,0 +1,216 @@
+import multipart from '@fastify/multipart';
+import { FileObject } from '@kith/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { requireUser } from '../../http/auth.js';
+import { describeRoute } from '../../http/route-schema.js';
+import { ApiError, notFound } from '../../lib/errors.js';
+import { parseId } from '../../lib/ids.js';
+import type { ByteRange } from '../../storage/file-store.js';
+import { userFromMediaCookie } from '../auth/media-cookie.js';
+import { ensureImage, imageEtag, parseImageRequest, type ImageFormat } from './images.js';
+import { findFile } from './queries.js';
+import { getFile, loadReadableFile, missingFile, takeUploadAllowance, uploadFile } from './service.js';
+import { checkSignature } from './signing.js';
+
+const tag = 'files';
+
+/** Headers of every served file (contract §7.3): no sniffing, no scripts, no plugins. */
+const FILE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+} as const;
+
+/** `inline; filename="…"`, with the RFC 5987 `filename*` for names that are not plain ASCII. */
+export function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  if (ascii === name) return `inline; filename="${ascii}"`;
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `inline; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * One byte range of a `Range: bytes=…` header: the range, `null` when the header is absent or not
+ * one we serve (several ranges: the whole file is sent), `unsatisfiable` otherwise.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | null | 'unsatisfiable' {
+  if (header === undefined) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (match === null) return null;
+  const [, from = '', to = ''] = match;
+  if (from === '' && to === '') return null;
+  if (from === '') {
+    const suffix = Number(to);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(from);
+  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+/** Uploads, file metadata and images under /api (contract §7.1, §7.2, §7.4). */
+export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
+  // Multipart bodies are parsed for the upload route only: every other route keeps the app's
+  // JSON-whatever-the-Content-Type parser (contract §1.3).
+  void app.register(async (scope) => {
+    const enabled = Object.entries(ctx.config.upload).filter(([, on]) => on);
+    const largest = Math.max(1, ...enabled.map(([kind]) => ctx.config.uploadMaxBytes[kind as 'image']));
+    await scope.register(multipart, {
+      limits: { fileSize: largest + 1, fields: 20, fieldSize: 64 * 1024, parts: 50, headerPairs: 200 },
+      throwFileSizeLimit: true,
+    });
+    scope.post(
+      '/files',
+      {
+        schema: describeRoute({
+          summary: 'Upload a file (multipart/form-data, one part named file)',
+          tag,
+          auth: 'key',
+          response: { 201: FileObject },
+          errors: [400, 403, 413, 415, 429],
+        }),
+      },
+      async (request, reply) => {
+        const user = requireUser(request);
+        takeUploadAllowance(ctx, user);
+        if (!request.isMultipart()) throw missingFile();
+        let answer: FileObject | undefined;
+        try {
+          for await (const part of request.parts()) {
+            if (part.type !== 'file') continue;
+            if (answer === undefined && part.fieldname === 'file') {
+              answer = await uploadFile(ctx, user, part.file, part.filename);
+            } else {
+              // Only the first part named `file` is used; the others are read and dropped.
+              part.file.resume();
+            }
+          }
+        } catch (error) {
+          if (error instanceof ApiError) throw error;
+          const code = (error as { code?: unknown } | null)?.code;
+          if (code === 'FST_REQ_FILE_TOO_LARGE') {
+            throw new ApiError(413, 'file_too_large', 'The file is larger than this instance allows', 'file');
+          }
+          if (typeof code === 'string' && code.startsWith('FST_')) throw missingFile();
+          throw error;
+        }
+        if (answer === undefined) throw missingFile();
+        return reply.code(201).send(answer);
+      },
+    );
+  });
+
+  app.get<{ Params: { id: string } }>(
+    '/files/:id',
+    {
+      schema: describeRoute({
+        summary: 'A file, with a freshly signed contentUrl',
+        tag,
+        auth: 'key',
+        params: ['id'],
+        response: { 200: FileObject },
+        errors: [404],
+      }),
+    },
+    (request) => getFile(ctx, requireUser(request), parseId(request.params.id)),
+  );
+
+  // GET only: Fastify answers HEAD from it (the picture is small, its length is set).
+  app.route<{ Params: { type: string; w: string; h: string; id: string } }>({
+    method: 'GET',
+    url: '/images/:type/:w/:h/:id',
+    schema: describeRoute({
+      summary: 'A thumbnail or crop of a file (key, or the kith_media cookie)',
+      tag,
+      auth: 'key',
+      params: ['type', 'w', 'h', 'id'],
+      response: { 200: Type.Any({ description: 'image/jpeg or image/webp' }), 304: null },
+      errors: [400, 404],
+    }),
+    handler: async (request, reply) => {
+      // The header, else the media cookie (contract §1.9); requireUser explains a missing caller.
+      const user = request.user ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
+      const caller = user ?? requireUser(request);
+      const { type, w, h, id } = request.params;
+      const image = parseImageRequest(type, w, h);
+      const file = await loadReadableFile(ctx, caller, parseId(id));
+      const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
+      const etag = imageEtag(file, image, format);
+      void reply.headers({
+        'Cache-Control': 'private, max-age=86400',
+        ETag: etag,
+        Vary: 'Accept',
+      });
+      const match = request.headers['if-none-match'];
+      if (match !== undefined && match.split(',').some((tagValue) => tagValue.trim() === etag)) {
+        return reply.code(304).send();
+      }
+      const made = await ensureImage(ctx, file, image, format);
+      void reply
+        .code(200)
+        .type(format === 'webp' ? 'image/webp' : 'image/jpeg')
+        .header('Content-Length', String(made.size));
+      return reply.send(ctx.files.read(made.key));
+    },
+  });
+}
+
+/** File bytes under `<base>/files/<fileId>.<ext>?exp=&sig=` (contract §1.9, §7.3). */
+export function fileBytesRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.route<{ Params: { name: string }; Querystring: { exp?: string; sig?: string } }>({
+    method: ['GET', 'HEAD'],
+    url: `${ctx.config.basePath}/files/:name`,
+    schema: { hide: true },
+    handler: (request, reply) => serveFileBytes(ctx, request, reply),
+  });
+}
+
+async function serveFileBytes(
+  ctx: AppContext,
+  request: FastifyRequest<{ Params: { name: string }; Querystring: { exp?: string; sig?: string } }>,
+  reply: FastifyReply,
+) {
+  const { name } = request.params;
+  const { exp, sig } = request.query;
+  const match = /^([0-9a-f-]{36})\.([a-z0-9]{1,8})$/.exec(name);
+  const id = match === null ? null : parseId(match[1] ?? '');
+  if (match === null || id === null) throw notFound();
+  const verdict = checkSignature(ctx.config.secretKey, name, exp, sig, ctx.clock.now());
+  if (verdict === 'bad') throw notFound();
+  if (verdict === 'expired') {
+    throw new ApiError(403, 'url_expired', 'This file link has expired. Ask for a fresh one');
+  }
+  const file = await findFile(ctx.db.kysely, id);
+  if (file === undefined || file.ext !== match[2]) throw notFound();
+  const stored = await ctx.files.stat(file.storage_key);
+  if (stored === null) throw notFound();
+
+  const size = stored.size;
+  const maxAge = Math.max(0, Number(exp) - Math.floor(ctx.clock.now() / 1000));
+  void reply.headers({
+    ...FILE_HEADERS,
+    'Content-Type': file.type,
+    'Content-Disposition': contentDisposition(file.name),
+    'Cache-Control': `private, max-age=${maxAge}`,
+    'Accept-Ranges': 'bytes',
+  });
+  const range = parseRange(request.headers.range, size);
+  if (range === 'unsatisfiable') {
+    throw new ApiError(416, 'invalid_field', 'The requested range is outside the file', 'Range', {
+      'Content-Range': `bytes */${size}`,
+    });
+  }
+  if (range !== null) {
+    void reply
+      .code(206)
+      .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('Content-Length', String(range.end - range.start + 1));
+  } else {
+    void reply.code(200).header('Content-Length', String(size));
+  }
+  if (request.method === 'HEAD' || size === 0) return reply.send();
+  return reply.send(ctx.files.read(file.storage_key, range ?? undefined));
+}

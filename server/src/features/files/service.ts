@@ -1,0 +1,300 @@
+import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { UploadKind } from '@kith/common';
+import { fileTypeFromBuffer } from 'file-type';
+import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import type { AppContext } from '../../context.js';
+import { ApiError, featureDisabled, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { Throttle } from '../auth/throttles.js';
+import type { UserRow } from '../users/queries.js';
+import { canReadFile } from './policy.js';
+import { presentFile, type FileObject } from './presenter.js';
+import { findFile, type FileRow } from './queries.js';
+
+/** Accepted formats (contract §7.1), by the extension `file-type` detects from the bytes. */
+const FORMATS: Record<string, UploadKind> = {
+  jpg: 'image',
+  png: 'image',
+  gif: 'image',
+  webp: 'image',
+  heic: 'image',
+  avif: 'image',
+  tif: 'image',
+  bmp: 'image',
+  mp4: 'video',
+  m4v: 'video',
+  mov: 'video',
+  webm: 'video',
+  mkv: 'video',
+  avi: 'video',
+  '3gp': 'video',
+  '3g2': 'video',
+  mts: 'video',
+  mp3: 'audio',
+  m4a: 'audio',
+  aac: 'audio',
+  ogg: 'audio',
+  oga: 'audio',
+  opus: 'audio',
+  wav: 'audio',
+  flac: 'audio',
+  amr: 'audio',
+  pdf: 'pdf',
+};
+
+/** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
+const MAX_IMAGE_SIDE = 4096;
+const MAX_IMAGE_PIXELS = 100_000_000;
+/** Enough leading bytes for `file-type` to recognise every accepted format. */
+const SNIFF_BYTES = 4100;
+
+export const missingFile = () => new ApiError(400, 'missing_file', 'Send the file in a part named file', 'file');
+const unsupported = (message = 'This type of file is not accepted') =>
+  new ApiError(415, 'unsupported_file_type', message, 'file');
+const tooLarge = (message = 'The file is larger than this instance allows') =>
+  new ApiError(413, 'file_too_large', message, 'file');
+
+/**
+ * Counts the bytes of an upload as they pass. The first bytes decide the format (`decide`, which may
+ * refuse it and returns the byte limit of its kind); past that limit the stream fails at once, so
+ * an oversized upload is never read to its end.
+ */
+class UploadMeter extends Transform {
+  private head: Buffer[] = [];
+  private headLength = 0;
+  private limit = -1;
+  bytes = 0;
+
+  constructor(private readonly decide: (head: Buffer) => Promise<number>) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.limit >= 0) {
+      if (this.bytes > this.limit) callback(tooLarge());
+      else callback(null, chunk);
+      return;
+    }
+    this.head.push(chunk);
+    this.headLength += chunk.length;
+    if (this.headLength < SNIFF_BYTES) callback();
+    else this.release(callback);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.limit >= 0) callback();
+    else if (this.headLength === 0) callback(missingFile());
+    else this.release(callback);
+  }
+
+  private release(callback: TransformCallback): void {
+    const head = Buffer.concat(this.head);
+    this.head = [];
+    this.decide(head).then((limit) => {
+      this.limit = limit;
+      if (this.bytes > limit) return callback(tooLarge());
+      this.push(head);
+      callback();
+    }, callback);
+  }
+}
+
+/** The original name without path, control characters or more than 255 characters (§2.6). */
+export function cleanFileName(raw: string | undefined, fallback: string): string {
+  const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  const clean = base.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  return Array.from(clean === '' ? fallback : clean)
+    .slice(0, 255)
+    .join('')
+    .slice(0, 255);
+}
+
+interface Detected {
+  kind: UploadKind;
+  ext: string;
+  mime: string;
+}
+
+/** The stored form of an image (contract §7.1). */
+interface ProcessedImage {
+  ext: string;
+  mime: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+}
+
+/**
+ * Cleans an uploaded image from `sourceKey` into `targetKey`: EXIF orientation applied, every
+ * metadata removed (sharp keeps none unless asked), the longer side ≤ 4096 px (width capped for a
+ * ratio > 10), JPEG/PNG/WebP/GIF kept (animation included), HEIC/AVIF/TIFF/BMP turned into JPEG.
+ */
+async function processImage(ctx: AppContext, sourceKey: string, id: string): Promise<ProcessedImage> {
+  let meta: Metadata;
+  try {
+    meta = await ctx.files
+      .read(sourceKey)
+      .pipe(sharp({ limitInputPixels: false }))
+      .metadata();
+  } catch {
+    throw unsupported('This image cannot be read');
+  }
+  const width = meta.width;
+  const frameHeight = meta.pageHeight ?? meta.height;
+  if (!width || !frameHeight) throw unsupported('This image cannot be read');
+  if (width * frameHeight > MAX_IMAGE_PIXELS) throw tooLarge('The image is larger than 100 megapixels');
+
+  const pages = meta.pages ?? 1;
+  const animated = (meta.format === 'gif' || meta.format === 'webp') && pages > 1;
+  const swap = (meta.orientation ?? 1) >= 5;
+  const w = swap ? frameHeight : width;
+  const h = swap ? width : frameHeight;
+
+  let image = sharp({ animated, limitInputPixels: false }).autoOrient();
+  if (Math.max(w, h) / Math.min(w, h) > 10) {
+    if (w > MAX_IMAGE_SIDE) image = image.resize({ width: MAX_IMAGE_SIDE });
+  } else if (Math.max(w, h) > MAX_IMAGE_SIDE) {
+    image = image.resize({ width: MAX_IMAGE_SIDE, height: MAX_IMAGE_SIDE, fit: 'inside' });
+  }
+  let ext: string;
+  let mime: string;
+  switch (meta.format) {
+    case 'png':
+      image = image.png();
+      [ext, mime] = ['png', 'image/png'];
+      break;
+    case 'webp':
+      image = image.webp({ quality: 90 });
+      [ext, mime] = ['webp', 'image/webp'];
+      break;
+    case 'gif':
+      image = image.gif();
+      [ext, mime] = ['gif', 'image/gif'];
+      break;
+    default:
+      // JPEG stays JPEG; HEIC, AVIF, TIFF and BMP become JPEG (transparency on white).
+      image = image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 });
+      [ext, mime] = ['jpg', 'image/jpeg'];
+  }
+  let info: OutputInfo | undefined;
+  image.on('info', (i: OutputInfo) => {
+    info = i;
+  });
+  const output = pipeline(ctx.files.read(sourceKey), image, () => undefined);
+  let size: number;
+  try {
+    ({ size } = await ctx.files.write(`${id}.${ext}`, output));
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw unsupported('This image cannot be read');
+  }
+  return { ext, mime, size, width: info?.width ?? null, height: info?.pageHeight ?? info?.height ?? null };
+}
+
+/**
+ * POST /api/files (contract §7.1): streams one upload into the store while counting it, detects
+ * its format from the first bytes, refuses what is not accepted, and records the file. Images are
+ * cleaned during the request and answered `ready`; PDFs are stored as they are (`ready`); video
+ * and audio are stored and answered `raw` with progress 0.
+ */
+export async function uploadFile(
+  ctx: AppContext,
+  user: UserRow,
+  source: Readable,
+  fileName: string | undefined,
+): Promise<FileObject> {
+  const id = newId();
+  const tmpKey = `tmp/${id}`;
+  let detected: Detected | undefined;
+  const meter = new UploadMeter(async (head) => {
+    const type = await fileTypeFromBuffer(head);
+    const kind = type === undefined ? undefined : FORMATS[type.ext];
+    if (type === undefined || kind === undefined) throw unsupported();
+    if (!ctx.config.upload[kind]) throw featureDisabled(`Uploads of ${kind} files are turned off on this instance`);
+    detected = { kind, ext: type.ext, mime: type.mime };
+    return ctx.config.uploadMaxBytes[kind];
+  });
+  const counted = pipeline(source, meter, () => undefined);
+
+  try {
+    await ctx.files.write(tmpKey, counted);
+    if (detected === undefined) throw missingFile();
+    const { kind } = detected;
+    const now = ctx.clock.now();
+    let row: FileRow;
+    if (kind === 'image') {
+      const image = await processImage(ctx, tmpKey, id);
+      row = fileRow(id, user, now, { ...detected, ext: image.ext, mime: image.mime }, image.size, fileName, {
+        status: 'ready',
+        width: image.width,
+        height: image.height,
+      });
+      await ctx.files.delete(tmpKey);
+    } else {
+      await ctx.files.move(tmpKey, `${id}.${detected.ext}`);
+      // Video and audio are answered `raw` with progress 0: their conversion (fast start, metadata
+      // removed, H.264/AAC) comes with the media job queue, which moves them to `ready`.
+      const status = kind === 'pdf' ? 'ready' : 'raw';
+      row = fileRow(id, user, now, detected, meter.bytes, fileName, { status, width: null, height: null });
+    }
+    try {
+      await ctx.db.kysely.insertInto('files').values(row).execute();
+    } catch (error) {
+      await ctx.files.delete(row.storage_key);
+      throw error;
+    }
+    return presentFile(ctx, row);
+  } catch (error) {
+    await ctx.files.delete(tmpKey);
+    await ctx.files.delete(`derived/${id}`);
+    if ((error as { code?: unknown } | null)?.code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    throw error;
+  }
+}
+
+function fileRow(
+  id: string,
+  user: UserRow,
+  now: number,
+  detected: Detected,
+  size: number,
+  fileName: string | undefined,
+  extra: Pick<FileRow, 'status' | 'width' | 'height'>,
+): FileRow {
+  return {
+    id,
+    uploader_id: user.id,
+    type: detected.mime,
+    kind: detected.kind,
+    status: extra.status,
+    size,
+    name: cleanFileName(fileName, `${detected.kind}.${detected.ext}`),
+    storage_key: `${id}.${detected.ext}`,
+    ext: detected.ext,
+    width: extra.width,
+    height: extra.height,
+    progress: extra.status === 'raw' ? 0 : null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Counts an upload against the caller's hourly allowance (contract §1.6). */
+export function takeUploadAllowance(ctx: AppContext, user: UserRow): void {
+  new Throttle(ctx.limiter, 'uploadsPerUser', user.id).take();
+}
+
+/** A file the caller may read (contract §1.8), else 404 like an unknown one. */
+export async function loadReadableFile(ctx: AppContext, user: UserRow, id: string | null): Promise<FileRow> {
+  const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
+  if (file === undefined || !(await canReadFile(ctx.db.kysely, user.id, file))) throw notFound();
+  return file;
+}
+
+/** GET /api/files/{id} (contract §7.2): the File object with a fresh signed name. */
+export async function getFile(ctx: AppContext, user: UserRow, id: string | null): Promise<FileObject> {
+  return presentFile(ctx, await loadReadableFile(ctx, user, id));
+}

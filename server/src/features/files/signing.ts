@@ -1,0 +1,36 @@
+import { createHmac } from 'node:crypto';
+import { safeEqual } from '../../lib/secrets.js';
+
+/** Signed names live 12 to 24 hours: the end of the current 12-hour window plus 12 hours (§1.9). */
+const WINDOW_SECONDS = 12 * 60 * 60;
+
+/** The expiry of names handed out at `nowMs`: every answer of one window carries the same URL. */
+export function expiryFor(nowMs: number): number {
+  const now = Math.floor(nowMs / 1000);
+  return (Math.floor(now / WINDOW_SECONDS) + 1) * WINDOW_SECONDS + WINDOW_SECONDS;
+}
+
+/** HMAC-SHA-256 of `<fileId>.<ext>|<exp>` with the server secret, cut to 128 bits: 22 base64url characters. */
+export function signatureOf(secret: string, name: string, exp: number): string {
+  return createHmac('sha256', secret).update(`${name}|${exp}`).digest().subarray(0, 16).toString('base64url');
+}
+
+/** `<fileId>.<ext>?exp=<seconds>&sig=<signature>`, to append to `<base>/files/` (contract §1.9). */
+export function contentUrl(secret: string, fileId: string, ext: string, nowMs: number): string {
+  const name = `${fileId}.${ext}`;
+  const exp = expiryFor(nowMs);
+  return `${name}?exp=${exp}&sig=${signatureOf(secret, name, exp)}`;
+}
+
+/** Checks a signed name: `bad` (wrong or missing signature), `expired`, or `ok`. */
+export function checkSignature(
+  secret: string,
+  name: string,
+  exp: string | undefined,
+  sig: string | undefined,
+  nowMs: number,
+): 'ok' | 'bad' | 'expired' {
+  if (exp === undefined || sig === undefined || !/^\d{1,12}$/.test(exp)) return 'bad';
+  if (!safeEqual(sig, signatureOf(secret, name, Number(exp)))) return 'bad';
+  return Number(exp) * 1000 <= nowMs ? 'expired' : 'ok';
+}

@@ -1,0 +1,182 @@
+import type { LinkPreview, LinkPreviewData } from '@kith/common';
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { LinksTable } from '../../db/schema.js';
+import { toSeconds } from '../../lib/clock.js';
+import { ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { Throttle } from '../auth/throttles.js';
+import type { UserRow } from '../users/queries.js';
+import { embedCode } from './embeds.js';
+import {
+  checkUrlShape,
+  linkFetchLimits,
+  RefusedUrlError,
+  RemoteFetchError,
+  safeFetch,
+  type FetchOptions,
+} from './fetcher.js';
+import { decodeHtml, parseHtml, parseOEmbed, type OEmbedInfo } from './parse.js';
+
+/**
+ * GET /api/links/by_url (contract §7.5): one stored preview per URL, shared by every user. The first
+ * request fetches the page (under the fetch rules of `fetcher.ts`); later ones are served from the
+ * `links` table until the preview is 7 days old, or 1 hour old when the last fetch failed. Only
+ * fetches count against the caller's throttle; cache hits are free.
+ */
+
+type LinkRow = Selectable<LinksTable>;
+
+const HOUR = 60 * 60 * 1000;
+/** A stored preview is refreshed on the next request after this long… */
+export const LINK_FRESH_MS = 7 * 24 * HOUR;
+/** …or after this long when the last fetch failed. */
+export const LINK_FAILED_FRESH_MS = HOUR;
+export const MAX_LINK_URL_LENGTH = 2048;
+
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+const JSON_TYPES = new Set(['application/json', 'application/json+oembed', 'text/json', 'text/javascript']);
+
+const invalidUrl = (): ApiError =>
+  new ApiError(400, 'invalid_url', 'This address cannot be previewed. Only public http(s) links are', 'url');
+
+/** Fetches that are under way, per app, so concurrent first requests for one URL share one fetch. */
+const inFlight = new WeakMap<AppContext, Map<string, Promise<LinkRow>>>();
+
+function present(row: LinkRow): LinkPreview {
+  return {
+    id: row.id,
+    entityType: 'link',
+    url: row.url,
+    updatedAt: toSeconds(row.updated_at),
+    data: JSON.parse(row.data) as LinkPreviewData,
+    // The stored preview image as a nested file once file storage lands (preview_file_id); until
+    // then always "", which the 0.5.6 client needs instead of null (contract §1.4, §2.9).
+    preview: '',
+  };
+}
+
+/** The `url` query value, checked: a string of at most 2048 characters, http(s), no credentials, allowed port. */
+function readUrl(ctx: AppContext, raw: unknown): string {
+  if (typeof raw !== 'string') throw invalidUrl();
+  const url = raw.trim();
+  if (url === '' || url.length > MAX_LINK_URL_LENGTH) throw invalidUrl();
+  try {
+    checkUrlShape(url, { allowLoopback: ctx.config.linkPreviewAllowLoopback });
+  } catch {
+    throw invalidUrl();
+  }
+  return url;
+}
+
+function isStale(row: LinkRow, now: number): boolean {
+  return now - row.updated_at >= (row.failed === 1 ? LINK_FAILED_FRESH_MS : LINK_FRESH_MS);
+}
+
+export async function getLinkPreview(ctx: AppContext, user: UserRow, raw: unknown): Promise<LinkPreview> {
+  const url = readUrl(ctx, raw);
+  const db = ctx.db.kysely;
+  const row = await db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
+  if (row !== undefined && !isStale(row, ctx.clock.now())) return present(row);
+
+  let pending = inFlight.get(ctx)?.get(url);
+  if (pending === undefined) {
+    const throttle = new Throttle(ctx.limiter, 'linkPreviewsPerUser', user.id);
+    try {
+      throttle.check();
+    } catch (error) {
+      // Over the limit: a stale preview is still better than none, and costs no fetch.
+      if (row !== undefined) return present(row);
+      throw error;
+    }
+    throttle.hit();
+    const running = inFlight.get(ctx) ?? new Map<string, Promise<LinkRow>>();
+    inFlight.set(ctx, running);
+    pending = refresh(ctx, url, row).finally(() => running.delete(url));
+    running.set(url, pending);
+  }
+  return present(await pending);
+}
+
+/** Fetches the URL and stores the result (insert … on conflict, so parallel processes meet in one row). */
+async function refresh(ctx: AppContext, url: string, previous: LinkRow | undefined): Promise<LinkRow> {
+  let data: LinkPreviewData;
+  let failed = 0;
+  try {
+    data = await buildPreview(url, ctx.config.linkPreviewAllowLoopback);
+  } catch (error) {
+    if (error instanceof RefusedUrlError) throw invalidUrl();
+    if (!(error instanceof RemoteFetchError)) ctx.log.warn({ err: error }, 'link preview failed unexpectedly');
+    failed = 1;
+    const reason = error instanceof RemoteFetchError ? error.message : 'fetch failed';
+    // A refresh that fails keeps the last good preview; it is tried again an hour later.
+    data =
+      previous !== undefined && previous.failed === 0
+        ? (JSON.parse(previous.data) as LinkPreviewData)
+        : { origin: url, exception: reason };
+  }
+  return storeLink(ctx, url, data, failed);
+}
+
+/**
+ * Writes the result of a fetch: insert … on conflict (url) do update, so two processes fetching the
+ * same new URL at once both succeed and meet in one row.
+ */
+export async function storeLink(ctx: AppContext, url: string, data: LinkPreviewData, failed: number): Promise<LinkRow> {
+  const now = ctx.clock.now();
+  const json = JSON.stringify(data);
+  const db = ctx.db.kysely;
+  await db
+    .insertInto('links')
+    .values({ id: newId(), url, data: json, preview_file_id: null, updated_at: now, failed })
+    .onConflict((oc) => oc.column('url').doUpdateSet({ data: json, updated_at: now, failed }))
+    .execute();
+  return db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirstOrThrow();
+}
+
+/** Fetches and reads one URL within the overall deadline (10 s). */
+export async function buildPreview(url: string, allowLoopback: boolean): Promise<LinkPreviewData> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new RemoteFetchError('timeout')), linkFetchLimits.totalTimeoutMs);
+  const base: Omit<FetchOptions, 'bodyLimit'> = { allowLoopback, signal: controller.signal };
+  try {
+    const page = await safeFetch(url, {
+      ...base,
+      // Only HTML is read and parsed; a direct image, video or audio URL is a card with its type.
+      bodyLimit: (type) => (HTML_TYPES.has(type) ? linkFetchLimits.maxHtmlBytes : 0),
+    });
+    const finalUrl = page.url.href;
+    const data: LinkPreviewData = { origin: url, 'content-type': page.contentTypes, url: finalUrl };
+    const providerName = page.url.hostname.replace(/^www\./, '');
+    if (page.body === null) {
+      return { ...data, providerName, code: embedCode([url, finalUrl]) };
+    }
+    const meta = parseHtml(decodeHtml(page.body, page.contentTypes[0]), page.url);
+    let oembed: OEmbedInfo | null = null;
+    // oEmbed only fills what the page itself did not say; any problem with it is ignored.
+    if (meta.oembed !== null && (meta.title === null || meta.siteName === null)) {
+      try {
+        const answer = await safeFetch(meta.oembed, {
+          ...base,
+          bodyLimit: (type) => (JSON_TYPES.has(type) ? linkFetchLimits.maxJsonBytes : 0),
+        });
+        if (answer.body !== null) oembed = parseOEmbed(answer.body, answer.url);
+      } catch {
+        oembed = null;
+      }
+    }
+    const title = meta.title ?? oembed?.title ?? null;
+    const image = meta.image ?? oembed?.thumbnail ?? null;
+    return {
+      ...data,
+      ...(title !== null ? { title } : {}),
+      ...(meta.description !== null ? { description: meta.description } : {}),
+      url: meta.canonical ?? finalUrl,
+      providerName: meta.siteName ?? oembed?.providerName ?? providerName,
+      ...(image !== null ? { image } : {}),
+      code: embedCode([url, finalUrl, ...(meta.canonical !== null ? [meta.canonical] : [])], meta.players),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
