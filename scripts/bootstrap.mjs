@@ -16,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = path.join(root, 'node_modules', '.kith-install-stamp');
 
-// Debian packages the test suites need, as "command: package". Later features add theirs here
-// (ffmpeg, poppler-utils, chromium for the media and browser suites).
-const TEST_SYSTEM_PACKAGES = {};
+// Debian packages the test suites need, as "command: package" (media: ffmpeg/ffprobe and poppler's
+// pdftoppm). Later features add theirs here (chromium for the browser suite).
+const TEST_SYSTEM_PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', pdftoppm: 'poppler-utils' };
 
 function log(message) {
   process.stderr.write(`[bootstrap] ${message}\n`);

@@ -56,6 +56,11 @@ export interface Config {
   /** `API_DOCS`: serve `/api/openapi.json` and the `/api/docs` page (default true). */
   apiDocs: boolean;
   /**
+   * `LINK_PREVIEWS`: fetch previews of links posted in messages from the web (default true). When
+   * false, `GET /api/links/by_url` answers 403 and messages show no link cards: nothing is fetched.
+   */
+  linkPreviews: boolean;
+  /**
    * `LINK_PREVIEW_ALLOW_LOOPBACK`: TEST-ONLY (default false). When true, link previews may fetch from
    * loopback addresses (127.0.0.0/8, ::1) on any port, so tests can serve pages from 127.0.0.1. Never
    * set it on a real instance: it lets any user make the server request its own local services.
@@ -191,6 +196,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const showInvitationLinks = bool('SHOW_INVITATION_LINKS', true);
   const publicLinks = bool('PUBLIC_LINKS', true);
   const apiDocs = bool('API_DOCS', true);
+  const linkPreviews = bool('LINK_PREVIEWS', true);
   const linkPreviewAllowLoopback = bool('LINK_PREVIEW_ALLOW_LOOPBACK', false);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -219,6 +225,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     logLevel,
     webDist,
     apiDocs,
+    linkPreviews,
     linkPreviewAllowLoopback,
   };
 }

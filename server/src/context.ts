@@ -8,6 +8,7 @@ import type { Mailer } from './mail/mailer.js';
 import type { MemoryEventBus } from './events/memory-event-bus.js';
 import type { SearchIndex } from './search/search-index.js';
 import type { FileStore } from './storage/file-store.js';
+import type { JobQueue } from './jobs/job-queue.js';
 
 /**
  * What every service gets: the swappable parts chosen once at start-up. Tests build their own
@@ -24,4 +25,6 @@ export interface AppContext {
   search: SearchIndex;
   events: MemoryEventBus;
   files: FileStore;
+  /** Background jobs (video and audio conversion); started by main.ts, drained by tests. */
+  jobs: JobQueue;
 }

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
+import { mediaTools } from './media/tools.js';
 import { createContext, createLogger } from './setup.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
@@ -22,6 +23,12 @@ async function main(): Promise<void> {
   const ctx = await createContext(config, { log });
   const app = await buildApp(ctx);
   const stopHousekeeping = scheduleHousekeeping(ctx);
+  const tools = mediaTools();
+  const missing = Object.entries(tools)
+    .filter(([, found]) => !found)
+    .map(([name]) => name);
+  if (missing.length > 0) log.warn({ missing }, 'media tools not found: the uploads that need them are turned off');
+  ctx.jobs.start();
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -31,8 +38,8 @@ async function main(): Promise<void> {
     // A request that hangs must not keep the process alive for ever.
     setTimeout(() => process.exit(1), 10_000).unref();
     stopHousekeeping();
-    app
-      .close()
+    // Running conversions are stopped (ffmpeg killed) and queued again for the next start.
+    Promise.all([app.close(), ctx.jobs.stop()])
       .then(() => ctx.db.close())
       .then(() => {
         log.info('stopped');

@@ -9,6 +9,8 @@ import { MemoryRateLimiter } from './lib/rate-limiter.js';
 import { SecretBox } from './lib/secrets.js';
 import { OutboxMailer, type Mailer } from './mail/mailer.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
+import { DbJobQueue } from './jobs/db-job-queue.js';
+import { registerMediaHandlers } from './media/handlers.js';
 import { createSearchIndex } from './search/create.js';
 import { LocalFileStore } from './storage/local-file-store.js';
 
@@ -35,7 +37,7 @@ export async function createContext(
   const db = overrides.db ?? openDatabase(config.database);
   await migrateToLatest(db);
   const clock = overrides.clock ?? systemClock;
-  return {
+  const ctx: AppContext = {
     config,
     db,
     clock,
@@ -46,5 +48,8 @@ export async function createContext(
     search: createSearchIndex(db.dialect),
     events: new MemoryEventBus(clock),
     files: new LocalFileStore(path.join(config.dataDir, 'files')),
+    jobs: new DbJobQueue(db, { clock, log }),
   };
+  registerMediaHandlers(ctx, ctx.jobs);
+  return ctx;
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { linkPreviewsSettled } from '../src/features/links/service.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { openDatabase } from '../src/db/database.js';
@@ -80,6 +81,9 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     PUBLIC_URL: 'http://kith.test',
     LOG_LEVEL: 'silent',
     WEB_DIST: path.join(dataDir, 'no-web-dist'),
+    // Tests never reach the web: link previews are fetched only by tests that serve the pages
+    // themselves on 127.0.0.1.
+    LINK_PREVIEWS: env.LINK_PREVIEW_ALLOW_LOOPBACK === 'true' ? 'true' : 'false',
     ...database,
     ...env,
   });
@@ -96,6 +100,9 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     mailer,
     config,
     async close() {
+      // Background link previews finish before the database goes away.
+      await linkPreviewsSettled(ctx);
+      await ctx.jobs.stop();
       await app.close();
       await db.close();
       if (pgName !== null) {

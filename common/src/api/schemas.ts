@@ -136,6 +136,11 @@ export const FileObject = Type.Object({
   fileIndex: Type.Integer(),
   name: Type.String(),
   progress: Nullable(Type.Integer()),
+  error: Nullable(
+    Type.String({
+      description: 'Kith addition: why converting this video or audio failed (the original is kept, status ready)',
+    }),
+  ),
 });
 export type FileObject = Static<typeof FileObject>;
 

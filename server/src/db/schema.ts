@@ -140,6 +140,24 @@ export interface MessageFilesTable {
   position: number;
 }
 
+/** A background job (src/jobs/). */
+export interface JobsTable {
+  id: string;
+  name: string;
+  /** The handler's input, JSON text. */
+  payload: string;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  attempts: number;
+  max_attempts: number;
+  /** Not run before this time (ms). */
+  run_after: number;
+  /** While running: the lease end (ms); an expired lease means the runner died. */
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface KithMetaTable {
   key: string;
   value: string;
@@ -157,4 +175,5 @@ export interface Database {
   message_files: MessageFilesTable;
   kith_meta: KithMetaTable;
   links: LinksTable;
+  jobs: JobsTable;
 }

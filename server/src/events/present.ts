@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { FileSigner } from '../features/files/presenter.js';
+import { presentFile, type FileSigner } from '../features/files/presenter.js';
+import { findFile } from '../features/files/queries.js';
 import { previewAnswer } from '../features/messages/service.js';
 import { findMessage, lineageOf } from '../features/messages/queries.js';
 import { presentNotification } from '../features/notifications/presenter.js';
@@ -30,8 +31,8 @@ async function previewOrNull(signer: FileSigner, db: Kysely<Database>, id: strin
 
 /**
  * The `data` of an event as every allowed subscriber receives it, or `null` when nothing is sent:
- * the thing is gone, or the event is not one a stream shows (`disconnect`), or not yet (`file`: the
- * File object arrives with the media feature; until then file events are not sent).
+ * the thing is gone, or the event is not one a stream shows (`disconnect`). A `file` event carries
+ * the File object as it is when sent (§11.4).
  *
  * The payload does not depend on who receives it: access is checked per subscriber beforehand
  * (owner for notifications, membership for messages), so it is built once per event.
@@ -56,7 +57,10 @@ async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: Kit
         lineage: lineageOf(row),
       };
     }
-    case 'file':
+    case 'file': {
+      const file = await findFile(db, event.fileId);
+      return file === undefined ? null : presentFile(signer, file);
+    }
     case 'disconnect':
       return null;
   }

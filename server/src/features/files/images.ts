@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidField, notFound } from '../../lib/errors.js';
 import { sha256 } from '../../lib/secrets.js';
+import { pictureSource } from '../../media/pictures.js';
 import type { FileRow } from './queries.js';
 
 export type ImageType = 'thumbnail' | 'crop';
@@ -39,8 +40,8 @@ export function imageEtag(file: FileRow, image: ImageRequest, format: ImageForma
  * Makes the picture once and stores it (contract §7.4): `thumbnail` fits inside the box, `crop`
  * covers it from the centre; neither enlarges (a small source gives a smaller crop of the same
  * ratio). JPEG q85 progressive or WebP, transparency on white, no metadata.
- * Sources are images for now; video frames and PDF pages come with the media jobs (ffmpeg,
- * pdftoppm), and until then those kinds answer 404 like audio.
+ * Sources: images; the still of a video (frame at 1 s, or the first) or of a PDF (first page), made
+ * once from the current bytes (the original while a video is `raw`); audio has none (404).
  */
 export async function ensureImage(
   ctx: AppContext,
@@ -48,17 +49,18 @@ export async function ensureImage(
   image: ImageRequest,
   format: ImageFormat,
 ): Promise<{ key: string; size: number }> {
-  if (file.kind !== 'image') throw notFound();
+  if (file.kind === 'audio') throw notFound();
   const key = derivedKey(file, image, format);
   const existing = await ctx.files.stat(key);
   if (existing !== null) return { key, size: existing.size };
+  const source = await pictureSource(ctx, file);
 
   let picture = sharp({ limitInputPixels: false }).autoOrient();
   if (image.type === 'thumbnail') {
     picture = picture.resize({ width: image.width, height: image.height, fit: 'inside', withoutEnlargement: true });
   } else {
-    const w = file.width;
-    const h = file.height;
+    const w = source.width;
+    const h = source.height;
     if (w !== null && h !== null && Math.max(image.width / w, image.height / h) > 1) {
       // Covering the box would enlarge: cut the largest centred region of the box's ratio instead.
       const cw = Math.min(w, Math.round((h * image.width) / image.height));
@@ -75,7 +77,7 @@ export async function ensureImage(
   }
   picture = picture.flatten({ background: '#ffffff' });
   picture = format === 'webp' ? picture.webp({ quality: 85 }) : picture.jpeg({ quality: 85, progressive: true });
-  const output = pipeline(ctx.files.read(file.storage_key), picture, () => undefined);
+  const output = pipeline(ctx.files.read(source.key), picture, () => undefined);
   const { size } = await ctx.files.write(key, output);
   return { key, size };
 }

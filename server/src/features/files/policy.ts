@@ -5,13 +5,26 @@ import { attachedToReadableMessages, isAttachedToReadableMessage, usersWithAvata
 
 type Q = Kysely<Database>;
 
+/** Whether the file is the preview image of a stored link (readable file rule 4, §1.8). */
+export async function isLinkPreviewImage(db: Q, fileId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('links')
+    .select('id')
+    .where('preview_file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
- * Readable file (contract §1.8): the caller uploaded it, it is attached to a message the caller can
- * read, or it is the avatar of a user visible to the caller. Link preview images (rule 4) and
- * public-link grants (rule 5) join with the link-preview and public-link media work.
+ * Readable file (contract §1.8): the caller uploaded it, it is the preview image of a link (images
+ * of public web pages, readable by any signed-in user), it is attached to a message the caller can
+ * read, or it is the avatar of a user visible to the caller. Public-link grants (rule 5) are
+ * checked by the routes that read the `kith_public` cookie (messages/public-grants.ts).
  */
 export async function canReadFile(db: Q, userId: string, file: FileRow): Promise<boolean> {
   if (file.uploader_id === userId) return true;
+  if (file.uploader_id === null && file.kind === 'image' && (await isLinkPreviewImage(db, file.id))) return true;
   if (await isAttachedToReadableMessage(db, userId, file.id)) return true;
   for (const owner of await usersWithAvatar(db, file.id)) {
     if (await isUserVisibleTo(db, userId, owner)) return true;

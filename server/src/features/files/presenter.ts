@@ -22,5 +22,6 @@ export function presentFile(signer: FileSigner, file: FileRow, fileIndex = 0): F
     fileIndex,
     name: file.name,
     progress: file.progress,
+    error: file.error,
   };
 }

@@ -10,8 +10,12 @@ import { parseId } from '../../lib/ids.js';
 import type { ByteRange } from '../../storage/file-store.js';
 import { userFromMediaCookie } from '../auth/media-cookie.js';
 import { ensureImage, imageEtag, parseImageRequest, type ImageFormat } from './images.js';
-import { findFile } from './queries.js';
-import { getFile, loadReadableFile, missingFile, takeUploadAllowance, uploadFile } from './service.js';
+import { grantedMessages, hasPublicCookie, isFileGranted } from '../messages/public-grants.js';
+import type { UserRow } from '../users/queries.js';
+import { canReadFile } from './policy.js';
+import { presentFile } from './presenter.js';
+import { findFile, type FileRow } from './queries.js';
+import { missingFile, takeUploadAllowance, uploadFile } from './service.js';
 import { checkSignature } from './signing.js';
 
 const tag = 'files';
@@ -49,6 +53,27 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
   if (start >= size || end < start) return 'unsatisfiable';
   return { start, end };
+}
+
+/**
+ * The file a request may read (contract §1.8): by the caller's own rights (header, or the media
+ * cookie for images), else by a `kith_public` grant (rule 5). With neither a caller nor a public
+ * cookie: 401 as `requireUser` explains it; a file not readable either way: 404.
+ */
+async function readableFile(
+  ctx: AppContext,
+  request: FastifyRequest,
+  user: UserRow | null,
+  rawId: string,
+): Promise<FileRow> {
+  const withCookie = request.authProblem === 'missing' || user !== null ? hasPublicCookie(request) : false;
+  if (user === null && !withCookie) requireUser(request);
+  const id = parseId(rawId);
+  const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
+  if (file === undefined) throw notFound();
+  if (user !== null && (await canReadFile(ctx.db.kysely, user.id, file))) return file;
+  if (withCookie && (await isFileGranted(ctx.db.kysely, await grantedMessages(ctx, request), file.id))) return file;
+  throw notFound();
 }
 
 /** Uploads, file metadata and images under /api (contract §7.1, §7.2, §7.4). */
@@ -107,7 +132,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/files/:id',
     {
       schema: describeRoute({
-        summary: 'A file, with a freshly signed contentUrl',
+        summary: 'A file, with a freshly signed contentUrl (key, or a kith_public grant)',
         tag,
         auth: 'key',
         params: ['id'],
@@ -115,7 +140,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [404],
       }),
     },
-    (request) => getFile(ctx, requireUser(request), parseId(request.params.id)),
+    async (request) => presentFile(ctx, await readableFile(ctx, request, request.user, request.params.id)),
   );
 
   // GET only: Fastify answers HEAD from it (the picture is small, its length is set).
@@ -123,7 +148,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     method: 'GET',
     url: '/images/:type/:w/:h/:id',
     schema: describeRoute({
-      summary: 'A thumbnail or crop of a file (key, or the kith_media cookie)',
+      summary: 'A thumbnail or crop of a file (key, the kith_media cookie or a kith_public grant)',
       tag,
       auth: 'key',
       params: ['type', 'w', 'h', 'id'],
@@ -131,12 +156,12 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       errors: [400, 404],
     }),
     handler: async (request, reply) => {
-      // The header, else the media cookie (contract §1.9); requireUser explains a missing caller.
+      // The header, else the media cookie, else a public-link grant (contract §1.9).
       const user = request.user ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
-      const caller = user ?? requireUser(request);
       const { type, w, h, id } = request.params;
+      if (user === null && !hasPublicCookie(request)) requireUser(request);
       const image = parseImageRequest(type, w, h);
-      const file = await loadReadableFile(ctx, caller, parseId(id));
+      const file = await readableFile(ctx, request, user, id);
       const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
       const etag = imageEtag(file, image, format);
       void reply.headers({

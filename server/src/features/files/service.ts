@@ -5,6 +5,7 @@ import sharp, { type Metadata, type OutputInfo } from 'sharp';
 import type { AppContext } from '../../context.js';
 import { ApiError, featureDisabled, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { uploadAvailable } from '../../media/tools.js';
 import { Throttle } from '../auth/throttles.js';
 import type { UserRow } from '../users/queries.js';
 import { canReadFile } from './policy.js';
@@ -212,7 +213,8 @@ export async function uploadFile(
     const type = await fileTypeFromBuffer(head);
     const kind = type === undefined ? undefined : FORMATS[type.ext];
     if (type === undefined || kind === undefined) throw unsupported();
-    if (!ctx.config.upload[kind]) throw featureDisabled(`Uploads of ${kind} files are turned off on this instance`);
+    if (!uploadAvailable(ctx.config, kind))
+      throw featureDisabled(`Uploads of ${kind} files are turned off on this instance`);
     detected = { kind, ext: type.ext, mime: type.mime };
     return ctx.config.uploadMaxBytes[kind];
   });
@@ -234,17 +236,23 @@ export async function uploadFile(
       await ctx.files.delete(tmpKey);
     } else {
       await ctx.files.move(tmpKey, `${id}.${detected.ext}`);
-      // Video and audio are answered `raw` with progress 0: their conversion (fast start, metadata
-      // removed, H.264/AAC) comes with the media job queue, which moves them to `ready`.
+      // Video and audio are answered `raw` with progress 0; their job (src/media/handlers.ts)
+      // converts them and moves them to `ready`. A PDF's preview is made on first request.
       const status = kind === 'pdf' ? 'ready' : 'raw';
       row = fileRow(id, user, now, detected, meter.bytes, fileName, { status, width: null, height: null });
     }
+    const job = kind === 'video' ? 'process-video' : kind === 'audio' ? 'process-audio' : null;
     try {
-      await ctx.db.kysely.insertInto('files').values(row).execute();
+      // The job exists exactly when the file does: both in one transaction.
+      await ctx.db.kysely.transaction().execute(async (tx) => {
+        await tx.insertInto('files').values(row).execute();
+        if (job !== null) await ctx.jobs.enqueue(tx, job, { fileId: id });
+      });
     } catch (error) {
       await ctx.files.delete(row.storage_key);
       throw error;
     }
+    if (job !== null) ctx.jobs.wake();
     return presentFile(ctx, row);
   } catch (error) {
     await ctx.files.delete(tmpKey);

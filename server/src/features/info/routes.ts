@@ -2,6 +2,7 @@ import { Info, LIMITS } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { describeRoute } from '../../http/route-schema.js';
+import { uploadAvailable } from '../../media/tools.js';
 
 /** The API version this server implements. */
 export const API_VERSION = '1.0.0';
@@ -13,8 +14,13 @@ export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/info', { schema }, (): Info => ({
     version: API_VERSION,
     compat: 'zusam-0.5.6',
-    // Upload kinds become available with the media feature; until then the operator's switches show.
-    upload: { ...config.upload },
+    // The operator's switches, and for video, audio and PDF the tools that process them (checked once).
+    upload: {
+      image: uploadAvailable(config, 'image'),
+      video: uploadAvailable(config, 'video'),
+      audio: uploadAvailable(config, 'audio'),
+      pdf: uploadAvailable(config, 'pdf'),
+    },
     default_lang: config.defaultLang,
     allow_email: config.allowEmail,
     show: { group_invitation_links: config.showInvitationLinks, public_links: config.publicLinks },

@@ -5,13 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { LinkPreview } from '@kith/common';
 import { Value } from 'typebox/value';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ApiClient } from '../../../test/client.js';
+import { ApiClient } from '../../../test/client.js';
 import { expectError, UUID_V4 } from '../../../test/expect.js';
-import { buildUser, type BuiltUser } from '../../../test/factories.js';
-import { useTestApp, type TestApp } from '../../../test/harness.js';
+import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
+import { createTestApp, useTestApp, type TestApp } from '../../../test/harness.js';
 import { IFRAME_SANDBOX } from './embeds.js';
 import { linkFetchLimits } from './fetcher.js';
-import { storeLink } from './service.js';
+import { linkPreviewsSettled, storeLink } from './service.js';
 
 // Every page these tests fetch is served by a node:http server on 127.0.0.1 (port 0). Nothing here
 // ever connects anywhere else: the private and metadata addresses below are refused before any
@@ -117,7 +117,7 @@ describe('link previews (§2.9, §7.5), pages served on loopback (test switch on
     expect(res.body.entityType).toBe('link');
     expect(res.body.url).toBe(url);
     expect(res.body.updatedAt).toBe(seconds(t().clock.now()));
-    // No preview image is stored until file storage lands: "" (the 0.5.6 client needs a string).
+    // The image URL answers 404 here, so no preview image is stored: "" (the 0.5.6 client needs a string).
     expect(res.body.preview).toBe('');
     expect(res.body.data).toEqual({
       origin: url,
@@ -556,7 +556,8 @@ describe('link previews (§2.9, §7.5), pages served on loopback (test switch on
 });
 
 describe('link previews: server-side request forgery protection (test switch off)', () => {
-  const h = useTestApp();
+  // Previews on, loopback refused: nothing below may leave the process (the fetcher is spied on).
+  const h = useTestApp({ LINK_PREVIEWS: 'true' });
   let ana: BuiltUser;
   beforeAll(async () => {
     ana = await buildUser(h.t.ctx);
@@ -612,5 +613,29 @@ describe('link previews: server-side request forgery protection (test switch off
     } finally {
       await site.stop();
     }
+  });
+});
+
+describe('with link previews turned off (LINK_PREVIEWS=false)', () => {
+  let t: TestApp;
+  let api: ApiClient;
+  beforeAll(async () => {
+    t = await createTestApp({ LINK_PREVIEWS: 'false' });
+    api = new ApiClient(t.app);
+  });
+  afterAll(() => t.close());
+
+  it('answers 403 feature_disabled and fetches nothing for messages', async () => {
+    const ana = await buildUser(t.ctx);
+    const group = await buildGroup(t.ctx, { members: [ana] });
+    const res = await api.get(`/links/by_url?url=${encodeURIComponent('https://example.com/page')}`, { key: ana.key });
+    expectError(res, 403, 'feature_disabled');
+    const post = await api.post('/messages', {
+      key: ana.key,
+      body: { group: group.id, data: { text: 'Look https://example.com/page' } },
+    });
+    expect(post.status).toBe(201);
+    await linkPreviewsSettled(t.ctx);
+    expect(await t.ctx.db.kysely.selectFrom('links').select('id').execute()).toEqual([]);
   });
 });

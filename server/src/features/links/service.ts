@@ -3,10 +3,9 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { LinksTable } from '../../db/schema.js';
 import { toSeconds } from '../../lib/clock.js';
-import { ApiError } from '../../lib/errors.js';
+import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { Throttle } from '../auth/throttles.js';
-import type { UserRow } from '../users/queries.js';
 import { embedCode } from './embeds.js';
 import {
   checkUrlShape,
@@ -17,6 +16,7 @@ import {
   type FetchOptions,
 } from './fetcher.js';
 import { decodeHtml, parseHtml, parseOEmbed, type OEmbedInfo } from './parse.js';
+import { storePreviewImage } from './preview-image.js';
 
 /**
  * GET /api/links/by_url (contract §7.5): one stored preview per URL, shared by every user. The first
@@ -50,9 +50,9 @@ function present(row: LinkRow): LinkPreview {
     url: row.url,
     updatedAt: toSeconds(row.updated_at),
     data: JSON.parse(row.data) as LinkPreviewData,
-    // The stored preview image as a nested file once file storage lands (preview_file_id); until
-    // then always "", which the 0.5.6 client needs instead of null (contract §1.4, §2.9).
-    preview: '',
+    // The stored preview image as a nested file, else "", which the 0.5.6 client needs instead of
+    // null (contract §1.4, §2.9).
+    preview: row.preview_file_id === null ? '' : { id: row.preview_file_id, entityType: 'file' },
   };
 }
 
@@ -73,7 +73,12 @@ function isStale(row: LinkRow, now: number): boolean {
   return now - row.updated_at >= (row.failed === 1 ? LINK_FAILED_FRESH_MS : LINK_FRESH_MS);
 }
 
-export async function getLinkPreview(ctx: AppContext, user: UserRow, raw: unknown): Promise<LinkPreview> {
+/**
+ * The preview of `raw` for a caller: the signed-in user's id, or `public:<messageId>` for a visitor
+ * holding a public-link grant (contract §1.9). Only new fetches count against that key's throttle.
+ */
+export async function getLinkPreview(ctx: AppContext, throttleKey: string, raw: unknown): Promise<LinkPreview> {
+  if (!ctx.config.linkPreviews) throw featureDisabled('Link previews are turned off on this instance');
   const url = readUrl(ctx, raw);
   const db = ctx.db.kysely;
   const row = await db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
@@ -81,7 +86,7 @@ export async function getLinkPreview(ctx: AppContext, user: UserRow, raw: unknow
 
   let pending = inFlight.get(ctx)?.get(url);
   if (pending === undefined) {
-    const throttle = new Throttle(ctx.limiter, 'linkPreviewsPerUser', user.id);
+    const throttle = new Throttle(ctx.limiter, 'linkPreviewsPerUser', throttleKey);
     try {
       throttle.check();
     } catch (error) {
@@ -90,46 +95,120 @@ export async function getLinkPreview(ctx: AppContext, user: UserRow, raw: unknow
       throw error;
     }
     throttle.hit();
-    const running = inFlight.get(ctx) ?? new Map<string, Promise<LinkRow>>();
-    inFlight.set(ctx, running);
-    pending = refresh(ctx, url, row).finally(() => running.delete(url));
-    running.set(url, pending);
+    pending = startRefresh(ctx, url, row);
   }
   return present(await pending);
+}
+
+function startRefresh(ctx: AppContext, url: string, row: LinkRow | undefined): Promise<LinkRow> {
+  const running = inFlight.get(ctx) ?? new Map<string, Promise<LinkRow>>();
+  inFlight.set(ctx, running);
+  const pending = refresh(ctx, url, row).finally(() => running.delete(url));
+  running.set(url, pending);
+  return pending;
+}
+
+/**
+ * Makes sure a URL found in a message has a fresh stored preview (contract §6.1, §10.6): the server's
+ * own background work after a message is saved, so no caller's throttle counts it. A URL that
+ * breaks the fetch rules is ignored. Never throws.
+ */
+export async function ensureLinkPreview(ctx: AppContext, raw: string): Promise<void> {
+  try {
+    const url = readUrl(ctx, raw);
+    const row = await ctx.db.kysely.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
+    if (row !== undefined && !isStale(row, ctx.clock.now())) return;
+    await (inFlight.get(ctx)?.get(url) ?? startRefresh(ctx, url, row));
+  } catch (error) {
+    if (!(error instanceof ApiError)) ctx.log.warn({ err: error }, 'background link preview failed');
+  }
+}
+
+/** Background previews scheduled but not finished, per app. */
+const scheduled = new WeakMap<AppContext, Set<Promise<void>>>();
+
+/**
+ * Runs `ensureLinkPreview` on a later turn of the event loop: the caller (a request that saved a
+ * message) never waits for it (contract §6.1).
+ */
+export function scheduleLinkPreview(ctx: AppContext, url: string): void {
+  if (!ctx.config.linkPreviews) return;
+  const pending = scheduled.get(ctx) ?? new Set<Promise<void>>();
+  scheduled.set(ctx, pending);
+  const work = new Promise<void>((resolve) => setImmediate(resolve)).then(() => ensureLinkPreview(ctx, url));
+  pending.add(work);
+  void work.finally(() => pending.delete(work));
+}
+
+/** Resolves once no link preview fetch of this app is scheduled or running (tests, shutdown). */
+export async function linkPreviewsSettled(ctx: AppContext): Promise<void> {
+  for (;;) {
+    const running = [...(scheduled.get(ctx) ?? []), ...(inFlight.get(ctx)?.values() ?? [])];
+    if (running.length === 0) return;
+    await Promise.allSettled(running);
+  }
 }
 
 /** Fetches the URL and stores the result (insert … on conflict, so parallel processes meet in one row). */
 async function refresh(ctx: AppContext, url: string, previous: LinkRow | undefined): Promise<LinkRow> {
   let data: LinkPreviewData;
   let failed = 0;
+  let previewFileId: string | null;
   try {
     data = await buildPreview(url, ctx.config.linkPreviewAllowLoopback);
+    previewFileId = await previewImageFor(ctx, data, previous);
   } catch (error) {
     if (error instanceof RefusedUrlError) throw invalidUrl();
     if (!(error instanceof RemoteFetchError)) ctx.log.warn({ err: error }, 'link preview failed unexpectedly');
     failed = 1;
     const reason = error instanceof RemoteFetchError ? error.message : 'fetch failed';
     // A refresh that fails keeps the last good preview; it is tried again an hour later.
-    data =
-      previous !== undefined && previous.failed === 0
-        ? (JSON.parse(previous.data) as LinkPreviewData)
-        : { origin: url, exception: reason };
+    const keep = previous !== undefined && previous.failed === 0;
+    data = keep ? (JSON.parse(previous.data) as LinkPreviewData) : { origin: url, exception: reason };
+    previewFileId = keep ? previous.preview_file_id : null;
   }
-  return storeLink(ctx, url, data, failed);
+  return storeLink(ctx, url, data, failed, previewFileId);
+}
+
+/**
+ * The stored preview image for fresh page data: the previous one when the page still names the
+ * same image, else the image fetched and stored anew; null when there is none or it failed. An
+ * image that is replaced is no longer a link preview and goes with the unattached-file clean-up.
+ */
+async function previewImageFor(
+  ctx: AppContext,
+  data: LinkPreviewData,
+  previous: LinkRow | undefined,
+): Promise<string | null> {
+  if (data.image === undefined || data.image === '') return null;
+  const kept = previous?.preview_file_id ?? null;
+  if (previous !== undefined && kept !== null) {
+    const before = JSON.parse(previous.data) as LinkPreviewData;
+    if (before.image === data.image) return kept;
+  }
+  return storePreviewImage(ctx, data.image);
 }
 
 /**
  * Writes the result of a fetch: insert … on conflict (url) do update, so two processes fetching the
  * same new URL at once both succeed and meet in one row.
  */
-export async function storeLink(ctx: AppContext, url: string, data: LinkPreviewData, failed: number): Promise<LinkRow> {
+export async function storeLink(
+  ctx: AppContext,
+  url: string,
+  data: LinkPreviewData,
+  failed: number,
+  previewFileId: string | null = null,
+): Promise<LinkRow> {
   const now = ctx.clock.now();
   const json = JSON.stringify(data);
   const db = ctx.db.kysely;
   await db
     .insertInto('links')
-    .values({ id: newId(), url, data: json, preview_file_id: null, updated_at: now, failed })
-    .onConflict((oc) => oc.column('url').doUpdateSet({ data: json, updated_at: now, failed }))
+    .values({ id: newId(), url, data: json, preview_file_id: previewFileId, updated_at: now, failed })
+    .onConflict((oc) =>
+      oc.column('url').doUpdateSet({ data: json, updated_at: now, failed, preview_file_id: previewFileId }),
+    )
     .execute();
   return db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirstOrThrow();
 }

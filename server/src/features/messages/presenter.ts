@@ -21,8 +21,8 @@ function presentAuthor(m: MessageView) {
 }
 
 /**
- * What a message and its card share (contract §2.4, §2.5). `preview` is the file at position 0
- * (§10.6); link preview images join with the link-preview feature. Placeholders have none.
+ * What a message and its card share (contract §2.4, §2.5). `preview` is the file at position 0,
+ * else the preview image of the first URL's link (§10.6). Placeholders have none.
  */
 function presentCommon(m: MessageView, preview: FileObject | null) {
   return {
@@ -48,11 +48,11 @@ export function presentMessage(
   m: MessageView,
   children: string[],
   files: FileObject[],
-  options: { publicLinks: boolean },
+  options: { publicLinks: boolean; linkPreview?: FileObject | null },
 ): Message {
   const shown = m.is_deleted === 1 ? [] : files;
   return {
-    ...presentCommon(m, shown[0] ?? null),
+    ...presentCommon(m, shown[0] ?? options.linkPreview ?? null),
     parent: m.parent_id === null ? null : { id: m.parent_id, entityType: 'message' },
     lineage: lineageOf(m),
     children: children.map((id) => ({ id, entityType: 'message' as const })),
@@ -84,9 +84,9 @@ export function presentFeedItem(
 }
 
 /** The public view (contract §6.7): no author, group, parent, lineage or children. */
-export function presentPublicMessage(m: MessageView, files: FileObject[]): Message {
+export function presentPublicMessage(m: MessageView, files: FileObject[], linkPreview: FileObject | null): Message {
   return {
-    ...presentMessage(m, [], files, { publicLinks: true }),
+    ...presentMessage(m, [], files, { publicLinks: true, linkPreview }),
     author: null,
     group: null,
     parent: null,

@@ -4,7 +4,7 @@ import { featureDisabled, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import type { UserRow } from '../users/queries.js';
 import { presentPublicMessage } from './presenter.js';
-import { findMessageViews, presentedFilesOf } from './queries.js';
+import { findMessageViews, linkPreviewsOf, presentedFilesOf } from './queries.js';
 import { loadReadableMessage } from './service.js';
 
 // Tokens are 43 base64url characters; anything else cannot match and is not looked up.
@@ -55,6 +55,9 @@ export async function getPublicMessage(ctx: AppContext, token: string): Promise<
     .executeTakeFirst();
   const [view] = row === undefined ? [] : await findMessageViews(ctx.db.kysely, [row.id]);
   if (view === undefined) throw notFound();
-  const files = await presentedFilesOf(ctx, ctx.db.kysely, [view.id]);
-  return presentPublicMessage(view, files.get(view.id) ?? []);
+  const [files, linkPreviews] = await Promise.all([
+    presentedFilesOf(ctx, ctx.db.kysely, [view.id]),
+    linkPreviewsOf(ctx, ctx.db.kysely, [view]),
+  ]);
+  return presentPublicMessage(view, files.get(view.id) ?? [], linkPreviews.get(view.id) ?? null);
 }

@@ -3,6 +3,7 @@ import type { FileObject } from '@kith/common';
 import type { Database, MessagesTable } from '../../db/schema.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
+import { firstUrlInText } from '../links/urls.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 type Q = Kysely<Database>;
@@ -47,10 +48,54 @@ export async function presentedFilesOf(signer: FileSigner, db: Q, ids: string[])
   return new Map([...rows].map(([id, files]) => [id, files.map((file, index) => presentFile(signer, file, index))]));
 }
 
-/** The card picture of each message (the file at position 0, contract §10.6), in one query. */
+/**
+ * The card picture of each message (contract §10.6): the file at position 0, else the stored preview
+ * image of the first URL in its text. At most three queries for any number of messages.
+ */
 export async function previewsOf(signer: FileSigner, db: Q, ids: string[]): Promise<Map<string, FileObject>> {
   const rows = await firstFilesOfMessages(db, ids);
-  return new Map([...rows].map(([id, file]) => [id, presentFile(signer, file, 0)]));
+  const result = new Map([...rows].map(([id, file]) => [id, presentFile(signer, file, 0)]));
+  const missing = ids.filter((id) => !rows.has(id));
+  if (missing.length === 0) return result;
+  const texts = await db
+    .selectFrom('messages')
+    .select(['id', 'text'])
+    .where('id', 'in', missing)
+    .where('is_deleted', '=', 0)
+    .execute();
+  for (const [id, file] of await linkPreviewsOf(signer, db, texts)) result.set(id, file);
+  return result;
+}
+
+/**
+ * For messages without files: the preview image of the link of the first URL in each text
+ * (contract §10.6), once the background fetch stored one. One query, none without URLs.
+ */
+export async function linkPreviewsOf(
+  signer: FileSigner,
+  db: Q,
+  messages: Pick<MessageRow, 'id' | 'text'>[],
+): Promise<Map<string, FileObject>> {
+  const result = new Map<string, FileObject>();
+  const firstUrls = new Map<string, string>();
+  for (const m of messages) {
+    const url = firstUrlInText(m.text);
+    if (url !== null) firstUrls.set(m.id, url);
+  }
+  if (firstUrls.size === 0) return result;
+  const rows = await db
+    .selectFrom('links as l')
+    .innerJoin('files as f', 'f.id', 'l.preview_file_id')
+    .selectAll('f')
+    .select('l.url as link_url')
+    .where('l.url', 'in', [...new Set(firstUrls.values())])
+    .execute();
+  const byUrl = new Map(rows.map(({ link_url: url, ...file }) => [url, file]));
+  for (const [id, url] of firstUrls) {
+    const file = byUrl.get(url);
+    if (file !== undefined) result.set(id, presentFile(signer, file, 0));
+  }
+  return result;
 }
 
 /** Direct replies of each message, oldest first, in one query. */

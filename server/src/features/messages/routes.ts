@@ -6,6 +6,7 @@ import { describeRoute } from '../../http/route-schema.js';
 import { Body } from '../../lib/body.js';
 import { parseId, requireId } from '../../lib/ids.js';
 import { groupFeed, groupPage, randomMessage } from './feed.js';
+import { grantPublicMessage } from './public-grants.js';
 import { getPublicLink, getPublicMessage, revokePublicLink } from './public-links.js';
 import { createMessage, deleteMessage, getMessage, getPreview, updateMessage } from './service.js';
 
@@ -140,7 +141,12 @@ export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
         errors: [404],
       }),
     },
-    (request) => getPublicMessage(ctx, request.params.token),
+    async (request, reply) => {
+      const message = await getPublicMessage(ctx, request.params.token);
+      // The visitor may now load this message's files, thumbnails and link previews (§1.9).
+      grantPublicMessage(ctx, request, reply, message.id, request.params.token);
+      return message;
+    },
   );
 
   app.get<{ Params: { id: string; page: string } }>(

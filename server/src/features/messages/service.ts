@@ -17,6 +17,7 @@ import {
   findMessage,
   findMessageViews,
   lineageOf,
+  linkPreviewsOf,
   presentedFilesOf,
   previewsOf,
   type MessageRow,
@@ -24,6 +25,8 @@ import {
 import type { FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
 import { findFiles } from '../files/queries.js';
+import { scheduleLinkPreview } from '../links/service.js';
+import { firstUrlInText } from '../links/urls.js';
 
 const notAuthor = () => new ApiError(403, 'not_author', 'Only the author can do this');
 const invalidParent = () =>
@@ -75,8 +78,15 @@ export async function messageAnswer(ctx: AppContext, id: string): Promise<Messag
   const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const [children, files] = await Promise.all([childrenOf(db, [id]), presentedFilesOf(ctx, db, [id])]);
-  return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], { publicLinks: ctx.config.publicLinks });
+  const [children, files, linkPreviews] = await Promise.all([
+    childrenOf(db, [id]),
+    presentedFilesOf(ctx, db, [id]),
+    linkPreviewsOf(ctx, db, [view]),
+  ]);
+  return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], {
+    publicLinks: ctx.config.publicLinks,
+    linkPreview: linkPreviews.get(id) ?? null,
+  });
 }
 
 /** A card answer (contract §2.5). */
@@ -87,10 +97,23 @@ export async function previewAnswer(signer: FileSigner, db: Tx, id: string): Pro
   return presentPreview(view, counts.get(id) ?? 0, previews.get(id) ?? null);
 }
 
-/** Plain text for notification titles: the title, else the start of the text, ≤ 100 characters. */
-function titleOf(m: Pick<MessageRow, 'title' | 'text'>): string {
-  const source = m.title !== null && m.title.trim() !== '' ? m.title : (m.text ?? '');
-  return source.replace(/\s+/g, ' ').trim().slice(0, 100);
+const plain = (value: string): string => value.replace(/\s+/g, ' ').trim().slice(0, 100);
+
+/**
+ * Plain text for notification titles (contract §2.7), ≤ 100 characters: the title, else the title
+ * or description of the first URL's stored link preview, else the start of the text.
+ */
+async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<string> {
+  if (m.title !== null && m.title.trim() !== '') return plain(m.title);
+  const url = firstUrlInText(m.text);
+  if (url !== null) {
+    const link = await tx.selectFrom('links').select('data').where('url', '=', url).executeTakeFirst();
+    const data = link === undefined ? {} : (JSON.parse(link.data) as { title?: unknown; description?: unknown });
+    for (const value of [data.title, data.description]) {
+      if (typeof value === 'string' && value.trim() !== '') return plain(value);
+    }
+  }
+  return plain(m.text ?? '');
 }
 
 /**
@@ -106,7 +129,7 @@ async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
     .execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   const front = chain.map((id) => byId.get(id)).find((r) => r?.is_in_front === 1);
-  return front === undefined ? '' : titleOf(front);
+  return front === undefined ? '' : titleOf(tx, front);
 }
 
 /**
@@ -163,9 +186,21 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
     afterCommit(() => announceNewMessage(ctx, user, message, parent));
+    if (files.length === 0) afterCommit(() => previewFirstUrlLater(ctx, data.text));
     return message;
   });
   return messageAnswer(ctx, created.id);
+}
+
+/**
+ * Fetches the link preview of the first URL of a message's text in the background, after the
+ * commit (contract §6.1, §10.6): no request waits for it. Its image becomes the card picture of a
+ * message without files as soon as it is stored.
+ */
+function previewFirstUrlLater(ctx: AppContext, text: string | null): void {
+  const url = firstUrlInText(text);
+  if (url === null) return;
+  scheduleLinkPreview(ctx, url);
 }
 
 /**
@@ -223,7 +258,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
   const input: MessageInput = readMessageInput(body);
   const isInFront = body.boolean('isInFront');
   let published = false;
-  const message = await transaction(ctx, async (tx) => {
+  const message = await transaction(ctx, async (tx, afterCommit) => {
     const current = await loadReadableMessage(tx, user, id);
     if (!canEditMessage(user, current)) throw notAuthor();
     if (isInFront === false && current.parent_id === null) {
@@ -259,6 +294,10 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       await tx.updateTable('messages').set(changes).where('id', '=', current.id).execute();
     }
     if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
+    // The card picture is recomputed (§10.6): without files, from the first URL of the text.
+    if ((input.data !== undefined || input.files !== undefined) && files === 0) {
+      afterCommit(() => previewFirstUrlLater(ctx, text));
+    }
     if (input.data !== undefined) {
       await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
     }

@@ -1,0 +1,161 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
+import { hmac, safeEqual } from '../../lib/secrets.js';
+import { readCookie } from '../auth/media-cookie.js';
+import { urlsInText } from '../links/urls.js';
+
+/**
+ * The public-link cookie `kith_public` (contract §1.9, §6.7). `GET /api/public/{token}` adds a grant
+ * for the (message, link) it showed; with it, a visitor without a key may load that message's file
+ * metadata, thumbnails, card picture, link preview images and the link previews of URLs in its
+ * text. The value is signed by the server and holds at most 10 grants, newest kept; each is
+ * accepted for 24 hours, and only while the message still has that very link (revoking or
+ * replacing it ends the grant at once). Read only by GET/HEAD `/api/images/…`, `GET /api/files/{id}`
+ * and `GET /api/links/by_url`.
+ */
+export const PUBLIC_COOKIE = 'kith_public';
+export const PUBLIC_GRANT_MS = 24 * 60 * 60 * 1000;
+export const MAX_PUBLIC_GRANTS = 10;
+
+export interface PublicGrant {
+  messageId: string;
+  /** A keyed digest of the public token: a later link of the same message is another link. */
+  link: string;
+  issuedAt: number;
+}
+
+type Keyed = Pick<AppContext, 'config'>;
+
+const GRANT_SHAPE = /^([0-9a-f-]{36}):([A-Za-z0-9_-]{16}):(\d{1,16})$/;
+
+function sign(ctx: Keyed, payload: string): string {
+  return hmac(ctx.config.secretKey, `public|${payload}`).slice(0, 32);
+}
+
+/** The digest a grant keeps of a public token (the token itself never goes into the cookie). */
+export function linkTag(ctx: Keyed, token: string): string {
+  return hmac(ctx.config.secretKey, `public-link|${token}`).slice(0, 16);
+}
+
+/** The cookie value: `<messageId>:<link>:<issuedAt>` joined by `~`, then `.` and the signature. */
+export function publicCookieValue(ctx: Keyed, grants: PublicGrant[]): string {
+  const payload = grants.map((g) => `${g.messageId}:${g.link}:${g.issuedAt}`).join('~');
+  return `${payload}.${sign(ctx, payload)}`;
+}
+
+/** The grants of a cookie value that are signed and under 24 hours old; [] for anything else. */
+export function parsePublicCookie(ctx: Keyed, value: string | undefined, now: number): PublicGrant[] {
+  if (value === undefined || value.length > 2000) return [];
+  const dot = value.lastIndexOf('.');
+  if (dot <= 0) return [];
+  const payload = value.slice(0, dot);
+  if (!safeEqual(value.slice(dot + 1), sign(ctx, payload))) return [];
+  const grants: PublicGrant[] = [];
+  for (const part of payload.split('~')) {
+    const match = GRANT_SHAPE.exec(part);
+    if (match === null) continue;
+    const issuedAt = Number(match[3]);
+    if (issuedAt > now || now - issuedAt >= PUBLIC_GRANT_MS) continue;
+    grants.push({ messageId: match[1] ?? '', link: match[2] ?? '', issuedAt });
+  }
+  return grants.slice(-MAX_PUBLIC_GRANTS);
+}
+
+/** Adds (or renews) the grant for one message: at most 10, the newest kept. */
+export function withGrant(existing: PublicGrant[], grant: PublicGrant): PublicGrant[] {
+  return [...existing.filter((g) => g.messageId !== grant.messageId), grant].slice(-MAX_PUBLIC_GRANTS);
+}
+
+function grantsOf(ctx: AppContext, request: FastifyRequest): PublicGrant[] {
+  return parsePublicCookie(ctx, readCookie(request.headers.cookie, PUBLIC_COOKIE), ctx.clock.now());
+}
+
+/** Sets `kith_public` with a fresh grant for (message, token) merged into the request's grants. */
+export function grantPublicMessage(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  messageId: string,
+  token: string,
+): void {
+  const now = ctx.clock.now();
+  const grants = withGrant(grantsOf(ctx, request), { messageId, link: linkTag(ctx, token), issuedAt: now });
+  const secure = ctx.config.publicUrl.startsWith('https:') ? '; Secure' : '';
+  void reply.header(
+    'Set-Cookie',
+    `${PUBLIC_COOKIE}=${publicCookieValue(ctx, grants)}; HttpOnly; SameSite=Lax; Path=${ctx.config.basePath}/${secure}`,
+  );
+}
+
+/** Whether the request carries a `kith_public` cookie at all (before any database look-up). */
+export function hasPublicCookie(request: FastifyRequest): boolean {
+  return readCookie(request.headers.cookie, PUBLIC_COOKIE) !== undefined;
+}
+
+/**
+ * The messages the request's grants still open, with their text: each grant is under 24 hours old
+ * and its message is not deleted and still has the public link the grant was made for.
+ */
+export async function grantedMessages(
+  ctx: AppContext,
+  request: FastifyRequest,
+): Promise<{ id: string; text: string | null }[]> {
+  if (!ctx.config.publicLinks) return [];
+  const grants = grantsOf(ctx, request);
+  if (grants.length === 0) return [];
+  const rows = await ctx.db.kysely
+    .selectFrom('messages')
+    .select(['id', 'text', 'public_token'])
+    .where(
+      'id',
+      'in',
+      grants.map((g) => g.messageId),
+    )
+    .where('is_deleted', '=', 0)
+    .where('public_token', 'is not', null)
+    .execute();
+  const links = new Map(grants.map((g) => [g.messageId, g.link]));
+  return rows
+    .filter((r) => r.public_token !== null && links.get(r.id) === linkTag(ctx, r.public_token))
+    .map((r) => ({ id: r.id, text: r.text }));
+}
+
+/**
+ * Readable file rule 5 (contract §1.8): the file is attached to a granted message, or is the preview
+ * image of the link of a URL in its text (which covers its card picture, §10.6).
+ */
+export async function isFileGranted(
+  db: Tx,
+  messages: { id: string; text: string | null }[],
+  fileId: string,
+): Promise<boolean> {
+  if (messages.length === 0) return false;
+  const attached = await db
+    .selectFrom('message_files')
+    .select('file_id')
+    .where(
+      'message_id',
+      'in',
+      messages.map((m) => m.id),
+    )
+    .where('file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  if (attached !== undefined) return true;
+  const urls = [...new Set(messages.flatMap((m) => urlsInText(m.text)))];
+  if (urls.length === 0) return false;
+  const link = await db
+    .selectFrom('links')
+    .select('id')
+    .where('url', 'in', urls)
+    .where('preview_file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return link !== undefined;
+}
+
+/** Whether `url` is one of the URLs in the text of a granted message (contract §7.5). */
+export function isUrlGranted(messages: { id: string; text: string | null }[], url: string): boolean {
+  return messages.some((m) => urlsInText(m.text).includes(url));
+}

@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** The jobs Kith runs, by name, with their payload (what `enqueue` takes and the handler gets). */
+export interface KithJobs {
+  /** Convert or remux an uploaded video, take its poster (src/media/handlers.ts). */
+  'process-video': { fileId: string };
+  /** Convert or clean an uploaded audio file (src/media/handlers.ts). */
+  'process-audio': { fileId: string };
+}
+
+export interface EnqueueOptions {
+  /** Wait this long (ms) before the first run. Default 0. */
+  delayMs?: number;
+  /** Runs before the job is given up. Default 3. */
+  maxAttempts?: number;
+}
+
+/** What a handler learns about the run it is in. */
+export interface RunningJob {
+  id: string;
+  name: string;
+  /** 1 for the first run. */
+  attempt: number;
+  maxAttempts: number;
+  /** Aborted when the runner stops: kill child processes and return. */
+  signal: AbortSignal;
+}
+
+export interface JobHandler<T> {
+  /** Does the work; throwing schedules a retry (unless the error is a `PermanentJobError`). */
+  run(payload: T, job: RunningJob): Promise<void>;
+  /** Called once when the job is given up (last attempt failed, or a permanent error). */
+  onFailure?(payload: T, error: unknown, job: RunningJob): Promise<void>;
+  /** Heavy jobs (ffmpeg) share a limit of one per core; light ones have their own. */
+  heavy?: boolean;
+}
+
+/** Thrown by a handler when retrying cannot help (the input is unreadable): no further attempts. */
+export class PermanentJobError extends Error {
+  override readonly name = 'PermanentJobError';
+}
+
+/**
+ * Background jobs (design: embedded mode keeps them in the database). Payloads are plain JSON
+ * values: they round-trip through `JSON.stringify`/`JSON.parse`.
+ */
+export interface JobQueue<P extends object = KithJobs> {
+  /** Names the handler of `name`; jobs of unregistered names are left for another runner. */
+  register<N extends keyof P & string>(name: N, handler: JobHandler<P[N]>): void;
+  /**
+   * Records a job. Pass the caller's transaction as `db` so the job exists exactly when the
+   * transaction commits; call `wake()` after the commit to start it without waiting for a poll.
+   */
+  enqueue<N extends keyof P & string>(
+    db: Kysely<Database>,
+    name: N,
+    payload: P[N],
+    options?: EnqueueOptions,
+  ): Promise<string>;
+  /** Looks for due jobs now (after an enqueue has committed). No-op unless started. */
+  wake(): void;
+  /** Starts polling and running jobs in the background. */
+  start(): void;
+  /** Stops polling, aborts running jobs and puts them back in the queue; resolves when they have returned. */
+  stop(): Promise<void>;
+  /** Runs every due job (and what they enqueue) until none is left: for tests and the CLI. */
+  drain(): Promise<void>;
+}
