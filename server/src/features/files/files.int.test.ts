@@ -5,60 +5,12 @@ import type { ApiResponse } from '../../../test/client.js';
 import { expectError, UUID_V4 } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
+import { multipart, rotatedPhotoWithGps, sendUpload, uploadFile } from '../../../test/uploads.js';
 
-const BOUNDARY = '----kith-test-boundary-7MA4YWxkTrZu0gW';
 const HOUR = 60 * 60 * 1000;
 
-interface Part {
-  name: string;
-  filename?: string;
-  type?: string;
-  data: Buffer | string;
-}
-
-/** A multipart/form-data body built by hand. */
-function multipart(parts: Part[]): Buffer {
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    let head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"`;
-    if (part.filename !== undefined) head += `; filename="${part.filename}"`;
-    head += '\r\n';
-    if (part.type !== undefined) head += `Content-Type: ${part.type}\r\n`;
-    chunks.push(Buffer.from(`${head}\r\n`), Buffer.from(part.data), Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(chunks);
-}
-
-async function upload(
-  t: TestApp,
-  key: string | undefined,
-  data: Buffer | string,
-  filename = 'photo.jpg',
-  type = 'image/jpeg',
-  extraParts: Part[] = [],
-): Promise<ApiResponse> {
-  return send(t, key, multipart([...extraParts, { name: 'file', filename, type, data }]));
-}
-
-async function send(t: TestApp, key: string | undefined, payload: Buffer, contentType?: string): Promise<ApiResponse> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/files',
-    headers: {
-      'content-type': contentType ?? `multipart/form-data; boundary=${BOUNDARY}`,
-      ...(key === undefined ? {} : { 'x-auth-token': key }),
-    },
-    payload,
-  });
-  let body: unknown = res.body;
-  try {
-    body = JSON.parse(res.body);
-  } catch {
-    // not JSON
-  }
-  return { status: res.statusCode, headers: res.headers, body, text: res.body };
-}
+const upload = uploadFile;
+const send = sendUpload;
 
 /** GET of a raw URL through the app (file bytes, images). */
 async function raw(t: TestApp, url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') {
@@ -74,17 +26,6 @@ const solid = (width: number, height: number, alpha = false) =>
       background: alpha ? { r: 200, g: 30, b: 30, alpha: 0.5 } : { r: 200, g: 30, b: 30 },
     },
   });
-
-/** A 300×200 JPEG with EXIF orientation 6 (rotate 90° to show) and a GPS position. */
-async function rotatedPhotoWithGps(): Promise<Buffer> {
-  return solid(300, 200)
-    .jpeg()
-    .withMetadata({
-      orientation: 6,
-      exif: { IFD0: { Make: 'KithCam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 0/1' } },
-    })
-    .toBuffer();
-}
 
 const MINIMAL_PDF = [
   '%PDF-1.4',
