@@ -92,6 +92,8 @@ async function processFile(
         error: null,
         type: out.mime,
         ext: out.ext,
+        // The download name follows the new format: "IMG_0042.MOV" becomes "IMG_0042.mp4".
+        name: renameExtension(file.name, out.ext),
         storage_key: key,
         size,
         width: after?.video?.width ?? null,
@@ -125,6 +127,12 @@ async function processFile(
  * The final failure of a conversion (contract §7.1): the file becomes `ready` with its original
  * bytes, and `error` says why in a few words. A file is never left `raw`.
  */
+/** `name` with its extension replaced by `ext` (or `ext` added when it has none). */
+export function renameExtension(name: string, ext: string): string {
+  const dot = name.lastIndexOf('.');
+  return `${dot > 0 ? name.slice(0, dot) : name}.${ext}`;
+}
+
 async function giveUp(ctx: MediaContext, fileId: string, error: unknown, fallback: string): Promise<void> {
   const reason = error instanceof MediaError ? error.reason : fallback;
   const file = await findFile(ctx.db.kysely, fileId);
