@@ -206,7 +206,14 @@ describe('media processing through the API', () => {
 
     await t.ctx.jobs.drain();
     const file = await getFile(t, ana, id);
-    expect(file).toMatchObject({ id, status: 'ready', progress: null, error: null, type: 'video/mp4', name: 'clip.mp4' });
+    expect(file).toMatchObject({
+      id,
+      status: 'ready',
+      progress: null,
+      error: null,
+      type: 'video/mp4',
+      name: 'clip.mp4',
+    });
     expect(file.contentUrl).toMatch(new RegExp(`^${id}\\.mp4\\?`));
     const bytes = await storedBytes(t, id);
     expect(file.size).toBe(bytes.length);
