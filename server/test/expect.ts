@@ -48,3 +48,45 @@ export function expectError(
   if (message !== undefined) expect(body.message).toBe(message);
   if (colonFree === true) expect(body.message).not.toContain(':');
 }
+
+// The exact keys of the contract's objects, written out here (not taken from the server's schemas)
+// so the tests check the code against the contract, not against itself.
+
+/** The Message object (§2.4). */
+export const MESSAGE_KEYS = [
+  'author',
+  'children',
+  'createdAt',
+  'data',
+  'entityType',
+  'files',
+  'group',
+  'id',
+  'isDeleted',
+  'isInFront',
+  'isPublic',
+  'lastActivityDate',
+  'lineage',
+  'parent',
+  'preview',
+  'type',
+].sort();
+
+/** The Message preview, a card (§2.5). */
+export const PREVIEW_KEYS = [
+  'author',
+  'children',
+  'createdAt',
+  'data',
+  'entityType',
+  'group',
+  'id',
+  'isDeleted',
+  'isInFront',
+  'lastActivityDate',
+  'preview',
+  'type',
+].sort();
+
+/** The sorted keys of a JSON object, to compare with the lists above. */
+export const keysOf = (value: unknown): string[] => Object.keys(value as object).sort();

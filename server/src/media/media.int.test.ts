@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../test/client.js';
 import { buildUser, type BuiltUser } from '../../test/factories.js';
 import { useTestApp, type TestApp } from '../../test/harness.js';
+import { uploadFile } from '../../test/uploads.js';
 import type { PublishedEvent } from '../events/memory-event-bus.js';
 import { presentFrame } from '../events/present.js';
 import { DbJobQueue } from '../jobs/db-job-queue.js';
 import { registerMediaHandlers } from './handlers.js';
 import { ProgressParser } from './ffmpeg.js';
 
-const BOUNDARY = '----kith-media-boundary-3c9f';
 const FIXTURES = path.join(import.meta.dirname, '../../test/fixtures');
 
 let dir: string;
@@ -109,21 +109,8 @@ function clip(name: string): Buffer {
   return bytes;
 }
 
-async function upload(t: TestApp, user: BuiltUser, name: string): Promise<ApiResponse> {
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    ),
-    clip(name),
-    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-  ]);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/files',
-    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'x-auth-token': user.key },
-    payload,
-  });
-  return { status: res.statusCode, headers: res.headers, body: JSON.parse(res.body), text: res.body };
+function upload(t: TestApp, user: BuiltUser, name: string): Promise<ApiResponse> {
+  return uploadFile(t, user.key, clip(name), name, 'application/octet-stream');
 }
 
 async function getFile(t: TestApp, user: BuiltUser, id: string) {

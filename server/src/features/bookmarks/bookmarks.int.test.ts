@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../../test/client.js';
-import { expectError, UUID_V4 } from '../../../test/expect.js';
+import { expectError, UUID_V4, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../groups/queries.js';
@@ -14,23 +14,6 @@ const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** The keys of the Bookmark object (§2.8), exactly. */
 const BOOKMARK_KEYS = ['createdAt', 'entityType', 'id', 'message', 'user'];
-/** The keys of the Message preview (§2.5), exactly. */
-const PREVIEW_KEYS = [
-  'author',
-  'children',
-  'createdAt',
-  'data',
-  'entityType',
-  'group',
-  'id',
-  'isDeleted',
-  'isInFront',
-  'lastActivityDate',
-  'preview',
-  'type',
-].sort();
-
-const keysOf = (value: Json): string[] => Object.keys(value as object).sort();
 
 describe('bookmarks (§9, §2.8)', () => {
   const h = useTestApp();

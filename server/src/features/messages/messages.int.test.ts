@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
-import { expectError, UUID_V4 } from '../../../test/expect.js';
+import { expectError, UUID_V4, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../groups/queries.js';
@@ -13,48 +13,11 @@ type Harness = { t: TestApp; api: ApiClient };
 const SECOND = 1000;
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-/** The keys of the Message object (§2.4), exactly. */
-const MESSAGE_KEYS = [
-  'author',
-  'children',
-  'createdAt',
-  'data',
-  'entityType',
-  'files',
-  'group',
-  'id',
-  'isDeleted',
-  'isInFront',
-  'isPublic',
-  'lastActivityDate',
-  'lineage',
-  'parent',
-  'preview',
-  'type',
-].sort();
-
-/** The keys of the Message preview (§2.5), exactly. */
-const PREVIEW_KEYS = [
-  'author',
-  'children',
-  'createdAt',
-  'data',
-  'entityType',
-  'group',
-  'id',
-  'isDeleted',
-  'isInFront',
-  'lastActivityDate',
-  'preview',
-  'type',
-].sort();
-
 /** A feed item (§11.1): a preview plus `truncated` and `unread`. */
 const FEED_ITEM_KEYS = [...PREVIEW_KEYS, 'truncated', 'unread'].sort();
 
 const EMPTY_MESSAGE_TEXT = 'The message is empty and cannot be sent.';
 
-const keysOf = (value: Json): string[] => Object.keys(value as object).sort();
 const userRef = (u: BuiltUser) => ({ id: u.user.id, entityType: 'user', name: u.user.name, avatar: null });
 const groupRef = (g: GroupRow) => ({ id: g.id, entityType: 'group', name: g.name });
 const messageRef = (id: string) => ({ id, entityType: 'message' });

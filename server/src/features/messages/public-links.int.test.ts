@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
-import { expectError } from '../../../test/expect.js';
+import { expectError, MESSAGE_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../groups/queries.js';
@@ -10,28 +10,7 @@ import type { GroupRow } from '../groups/queries.js';
 type Json = ApiResponse['body'];
 type Harness = { t: TestApp; api: ApiClient };
 
-/** The keys of the Message object (§2.4), exactly. */
-const MESSAGE_KEYS = [
-  'author',
-  'children',
-  'createdAt',
-  'data',
-  'entityType',
-  'files',
-  'group',
-  'id',
-  'isDeleted',
-  'isInFront',
-  'isPublic',
-  'lastActivityDate',
-  'lineage',
-  'parent',
-  'preview',
-  'type',
-].sort();
-
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
-const keysOf = (value: Json): string[] => Object.keys(value as object).sort();
 
 function helpers(h: Harness) {
   const post = async (u: BuiltUser, group: GroupRow, data: Record<string, unknown>, parent?: string): Promise<Json> => {
