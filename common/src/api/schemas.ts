@@ -154,8 +154,8 @@ const MessageData = Type.Object(
   { description: 'keys that were never set are missing; {} on placeholders' },
 );
 
-/** A message (§2.4). */
-export const Message = Type.Object({
+/** What a message and its card share. */
+const MessageCommon = {
   id: Id,
   entityType: Type.Literal('message'),
   type: Type.Literal('standard'),
@@ -163,32 +163,28 @@ export const Message = Type.Object({
   lastActivityDate: Seconds,
   data: MessageData,
   author: Nullable(UserRef),
+  preview: Nullable(FileObject),
+  isInFront: Type.Boolean(),
+  isDeleted: Type.Boolean(),
+};
+
+/** A message (§2.4). */
+export const Message = Type.Object({
+  ...MessageCommon,
   group: Nullable(GroupRef),
   parent: Nullable(MessageRef),
   lineage: Type.Array(Id, { description: 'ancestor ids, nearest parent first, root last' }),
   children: Type.Array(MessageRef, { description: 'direct replies, oldest first' }),
   files: Type.Array(FileObject),
-  preview: Nullable(FileObject),
-  isInFront: Type.Boolean(),
   isPublic: Type.Boolean(),
-  isDeleted: Type.Boolean(),
 });
 export type Message = Static<typeof Message>;
 
 /** A message card (§2.5): `children` is a count. */
 export const MessagePreview = Type.Object({
-  id: Id,
-  entityType: Type.Literal('message'),
-  type: Type.Literal('standard'),
-  createdAt: Seconds,
-  lastActivityDate: Seconds,
-  data: MessageData,
-  author: Nullable(UserRef),
+  ...MessageCommon,
   group: GroupRef,
-  preview: Nullable(FileObject),
   children: Type.Integer(),
-  isInFront: Type.Boolean(),
-  isDeleted: Type.Boolean(),
 });
 export type MessagePreview = Static<typeof MessagePreview>;
 

@@ -1,24 +1,10 @@
-import { PostgresAdapter, SqliteAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { engineOf } from '../engine.js';
 
 // The message search index (design §1, contract §10.7), the one migration whose tables differ by
 // engine: SQLite FTS5 in embedded mode, PostgreSQL full text in scale-out mode. The code that
 // writes and queries them is src/search/sqlite-fts.ts and src/search/postgres-fts.ts. Messages that
 // already exist are indexed here; from then on the messages service keeps the index current.
-
-/**
- * The engine behind `db`, read from Kysely's dialect adapter (what Kysely's own Migrator consults).
- * No probe query: a failing statement would abort PostgreSQL's migration transaction.
- */
-function engineOf(db: Kysely<unknown>): 'sqlite' | 'postgres' {
-  const adapter = db.getExecutor().adapter;
-  if (adapter instanceof SqliteAdapter) return 'sqlite';
-  if (adapter instanceof PostgresAdapter) return 'postgres';
-  // A second copy of Kysely in node_modules would defeat instanceof; the class names still tell.
-  const name = adapter.constructor.name;
-  if (name === 'SqliteAdapter') return 'sqlite';
-  if (name === 'PostgresAdapter') return 'postgres';
-  throw new Error(`Search migration: unsupported database adapter ${name}`);
-}
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (engineOf(db) === 'sqlite') await upSqlite(db);

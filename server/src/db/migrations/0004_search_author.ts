@@ -1,4 +1,5 @@
-import { PostgresAdapter, SqliteAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { engineOf } from '../engine.js';
 import { indexTokens } from '../../search/terms.js';
 
 // The author's current name joins the search index (contract §10.7: weight 1, below title 3 and
@@ -7,17 +8,6 @@ import { indexTokens } from '../../search/terms.js';
 // PostgreSQL: the schema does not change, the author's words join each `document` with weight C.
 // On both, existing messages get their author's name here; from then on the messages and users
 // services keep it current (src/search/reindex.ts).
-
-/** The engine behind `db`, read from Kysely's dialect adapter (as in 0003_search). */
-function engineOf(db: Kysely<unknown>): 'sqlite' | 'postgres' {
-  const adapter = db.getExecutor().adapter;
-  if (adapter instanceof SqliteAdapter) return 'sqlite';
-  if (adapter instanceof PostgresAdapter) return 'postgres';
-  const name = adapter.constructor.name;
-  if (name === 'SqliteAdapter') return 'sqlite';
-  if (name === 'PostgresAdapter') return 'postgres';
-  throw new Error(`Search migration: unsupported database adapter ${name}`);
-}
 
 interface Author {
   id: string;

@@ -15,17 +15,7 @@ export function findFiles(db: Q, ids: string[]): Promise<FileRow[]> {
 
 /** Whether the file is attached to a message of a group `userId` belongs to (contract §1.8). */
 export async function isAttachedToReadableMessage(db: Q, userId: string, fileId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('message_files as mf')
-    .innerJoin('messages as m', 'm.id', 'mf.message_id')
-    .innerJoin('memberships as ms', (join) =>
-      join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId),
-    )
-    .select('mf.file_id')
-    .where('mf.file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await attachedToReadableMessages(db, userId, [fileId])).has(fileId);
 }
 
 /** Of `fileIds`, those attached to a message of a group `userId` belongs to, in one query. */
