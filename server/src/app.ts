@@ -1,3 +1,4 @@
+import { digestRoutes } from './features/digests/routes.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppContext } from './context.js';
@@ -157,6 +158,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       messageRoutes(api, ctx);
       bookmarkRoutes(api, ctx);
       eventRoutes(api, ctx);
+      digestRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

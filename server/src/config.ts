@@ -27,8 +27,14 @@ export interface Config {
   publicUrl: string;
   /** `SMTP_URL`: `smtp://user:pass@host:port` or `smtps://…`; absent means mails go to `<DATA_DIR>/outbox`. */
   smtpUrl: string | null;
+  /** `SMTP_REQUIRE_TLS`: with `smtp://`, refuse to send unless the server upgrades with STARTTLS (default false). */
+  smtpRequireTls: boolean;
+  /** `SMTP_TLS_INSECURE`: accept a self-signed or otherwise unverifiable SMTP certificate (default false). */
+  smtpTlsInsecure: boolean;
   /** `MAIL_FROM`: sender address of e-mails (default `Kith <kith@localhost>`). */
   mailFrom: string;
+  /** `TIME_ZONE`: IANA zone of the digest schedule, e.g. `Europe/Paris` (default: the system's, from `TZ`). */
+  timeZone: string;
   /** `ALLOW_EMAIL`: send e-mails at all (default true). When false, password reset answers 503. */
   allowEmail: boolean;
   /** `UPLOAD_IMAGE`, `UPLOAD_VIDEO`, `UPLOAD_AUDIO`, `UPLOAD_PDF`: which upload kinds are allowed (default all). */
@@ -150,6 +156,13 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     problems.push('SMTP_URL must start with smtp:// or smtps://');
   }
 
+  const timeZone = read('TIME_ZONE') ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    problems.push(`TIME_ZONE must be a time zone name such as Europe/Paris (got "${timeZone}")`);
+  }
+
   const upload = {
     image: bool('UPLOAD_IMAGE', true),
     video: bool('UPLOAD_VIDEO', true),
@@ -193,6 +206,8 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const webDist = path.resolve(repoRoot, read('WEB_DIST') ?? 'web/dist');
 
   const allowEmail = bool('ALLOW_EMAIL', true);
+  const smtpRequireTls = bool('SMTP_REQUIRE_TLS', false);
+  const smtpTlsInsecure = bool('SMTP_TLS_INSECURE', false);
   const showInvitationLinks = bool('SHOW_INVITATION_LINKS', true);
   const publicLinks = bool('PUBLIC_LINKS', true);
   const apiDocs = bool('API_DOCS', true);
@@ -211,7 +226,10 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     basePath,
     publicUrl,
     smtpUrl,
+    smtpRequireTls,
+    smtpTlsInsecure,
     mailFrom: read('MAIL_FROM') ?? 'Kith <kith@localhost>',
+    timeZone,
     allowEmail,
     upload,
     uploadMaxBytes,

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
+import { scheduleDigests } from './features/digests/service.js';
 import { mediaTools } from './media/tools.js';
 import { createContext, createLogger } from './setup.js';
 
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   const ctx = await createContext(config, { log });
   const app = await buildApp(ctx);
   const stopHousekeeping = scheduleHousekeeping(ctx);
+  const stopDigests = scheduleDigests(ctx);
   const tools = mediaTools();
   const missing = Object.entries(tools)
     .filter(([, found]) => !found)
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
     // A request that hangs must not keep the process alive for ever.
     setTimeout(() => process.exit(1), 10_000).unref();
     stopHousekeeping();
+    stopDigests();
     // Running conversions are stopped (ffmpeg killed) and queued again for the next start.
     Promise.all([app.close(), ctx.jobs.stop()])
       .then(() => ctx.db.close())

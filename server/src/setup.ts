@@ -7,7 +7,9 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { MemoryRateLimiter } from './lib/rate-limiter.js';
 import { SecretBox } from './lib/secrets.js';
-import { OutboxMailer, type Mailer } from './mail/mailer.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { registerMailHandler } from './mail/queue.js';
+import { registerDigestHandler } from './features/digests/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { DbJobQueue } from './jobs/db-job-queue.js';
 import { registerMediaHandlers } from './media/handlers.js';
@@ -44,12 +46,14 @@ export async function createContext(
     log,
     limiter: new MemoryRateLimiter(clock),
     secretBox: new SecretBox(config.secretKey),
-    mailer: overrides.mailer ?? new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, log),
+    mailer: overrides.mailer ?? createMailer(config, log),
     search: createSearchIndex(db.dialect),
     events: new MemoryEventBus(clock),
     files: new LocalFileStore(path.join(config.dataDir, 'files')),
     jobs: new DbJobQueue(db, { clock, log }),
   };
   registerMediaHandlers(ctx, ctx.jobs);
+  registerMailHandler(ctx, ctx.jobs);
+  registerDigestHandler(ctx, ctx.jobs);
   return ctx;
 }

@@ -25,19 +25,25 @@ export class TestClock implements Clock {
   advance(ms: number): void {
     this.t += ms;
   }
+  set(ms: number): void {
+    this.t = ms;
+  }
 }
 
 /** Keeps every mail instead of sending it. */
 export class CapturingMailer implements Mailer {
   readonly sent: Mail[] = [];
+  /** Runs the queued jobs (the harness sets it): mails leave from the job queue, which tests drive. */
+  pump: () => Promise<void> = () => Promise.resolve();
   send(mail: Mail): Promise<void> {
     this.sent.push(mail);
     return Promise.resolve();
   }
-  /** Mails are handed over after the response; wait until one matches. */
+  /** Mails are queued by the request and sent by a job; run the queue until one matches. */
   async waitFor(predicate: (mail: Mail) => boolean, timeoutMs = 2000): Promise<Mail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      await this.pump();
       const mail = this.sent.find(predicate);
       if (mail !== undefined) return mail;
       if (Date.now() > deadline) throw new Error('expected mail was not sent');
@@ -91,6 +97,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const mailer = new CapturingMailer();
   const db = openDatabase(config.database);
   const ctx = await createContext(config, { log: pino({ level: 'silent' }), clock, mailer, db });
+  mailer.pump = () => ctx.jobs.drain();
   const app = await buildApp(ctx);
   await app.ready();
   return {

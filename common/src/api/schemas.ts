@@ -115,6 +115,11 @@ export const NewApiKeyAnswer = Type.Object({ apiKey: Type.String() });
 export const InviteKeyAnswer = Type.Object({ inviteKey: Type.String() });
 export const ReadAllAnswer = Type.Object({ updated: Type.Integer() });
 export const EmptyAnswer = Type.Object({});
+/** §3.6: the user whose notification e-mails were turned off. */
+export const StopEmailsAnswer = Type.Object({
+  id: Id,
+  data: Type.Object({ notification_emails: Type.Literal('none') }),
+});
 
 /** The error envelope of every failed call (§1.5). */
 export const ErrorBody = Type.Object({

@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004_search_author.js';
 import * as m0005 from './migrations/0005_files.js';
 import * as m0006 from './migrations/0006_links.js';
 import * as m0007 from './migrations/0007_jobs.js';
+import * as m0008 from './migrations/0008_digests.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_files': m0005,
   '0006_links': m0006,
   '0007_jobs': m0007,
+  '0008_digests': m0008,
 };
 
 const provider: MigrationProvider = {

@@ -57,6 +57,8 @@ export interface NotificationsTable {
   from_message_id: string | null;
   /** Resolved when the notification is created (contract §2.7), plain text ≤ 100 characters. */
   title: string;
+  /** When it went out in an e-mail digest (ms); null until then. */
+  emailed_at: number | null;
 }
 
 export interface PasswordResetKeysTable {
@@ -158,6 +160,12 @@ export interface JobsTable {
   updated_at: number;
 }
 
+/** The last scheduled digest time run for each frequency (src/features/digests/). */
+export interface DigestRunsTable {
+  frequency: string;
+  slot: number;
+}
+
 export interface KithMetaTable {
   key: string;
   value: string;
@@ -176,4 +184,5 @@ export interface Database {
   kith_meta: KithMetaTable;
   links: LinksTable;
   jobs: JobsTable;
+  digest_runs: DigestRunsTable;
 }

@@ -296,8 +296,9 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     } finally {
       clearInterval(renew);
     }
-    if (job.signal.aborted) {
-      // Stopped, not failed: back to the queue, and this run does not count.
+    if (failed && job.signal.aborted) {
+      // Stopped, not failed: back to the queue, and this run does not count. A run that finished
+      // despite the stop (a mail already handed to the SMTP server) is done, never run twice.
       const now = this.clock.now();
       await this.db.kysely
         .updateTable('jobs')

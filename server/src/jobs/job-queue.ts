@@ -1,3 +1,4 @@
+import type { NotificationEmailFrequency } from '@kith/common';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -7,7 +8,14 @@ export interface KithJobs {
   'process-video': { fileId: string };
   /** Convert or clean an uploaded audio file (src/media/handlers.ts). */
   'process-audio': { fileId: string };
+  /** Send one queued e-mail, sealed with the server secret (src/mail/queue.ts). */
+  'send-mail': { kind: string; sealed: string };
+  /** Send the digests of one frequency's scheduled run (src/features/digests/service.ts). */
+  'send-digests': { frequency: DigestFrequency; slot: number };
 }
+
+/** The notification e-mail frequencies that have a schedule (`none` has none). */
+export type DigestFrequency = Exclude<NotificationEmailFrequency, 'none'>;
 
 export interface EnqueueOptions {
   /** Wait this long (ms) before the first run. Default 0. */

@@ -1,27 +1,104 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { newId } from '../lib/ids.js';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
+import type { Config } from '../config.js';
 
-/** One e-mail to send. */
+/** One e-mail, fully rendered: what the queue stores (sealed) and a transport sends. */
 export interface Mail {
+  /** What kind of mail this is, for logs and tests (never the content). */
+  kind: string;
   to: string;
   subject: string;
   text: string;
-  /** What kind of mail this is, for logs (never the content). */
-  kind: string;
+  html: string;
+  /** Extra headers, e.g. `List-Unsubscribe`. */
+  headers?: Record<string, string>;
+  /** `<id@domain>`: fixed when the mail is queued, so a retried send carries the same one. */
+  messageId: string;
+  /** When the mail was queued (ms): its `Date` header. */
+  date: number;
 }
 
 /**
- * Sends e-mails. Requests never wait for it: they hand the mail over after their transaction commits.
- * The e-mail issue replaces the outbox writer with SMTP and a durable queue.
+ * Hands a rendered mail to the world. Never called inside a request: the `send-mail` job calls it
+ * (src/mail/queue.ts). Throwing makes the job retry; a `PermanentJobError` stops the retries.
  */
 export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
-/** Writes every mail as an `.eml` file under `<DATA_DIR>/outbox`, so nothing is lost without SMTP. */
+/** A mail the receiving side refused for good (5xx reply, unusable address): retrying cannot help. */
+export class MailRejected extends Error {
+  override readonly name = 'MailRejected';
+}
+
+/** nodemailer's message options for `mail`, the same for SMTP and the outbox. */
+function messageOf(mail: Mail, from: string): SendMailOptions {
+  return {
+    from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    headers: mail.headers,
+    messageId: mail.messageId,
+    date: new Date(mail.date),
+  };
+}
+
+/** Sends over SMTP (`SMTP_URL`), with the TLS settings of the configuration. */
+export class SmtpMailer implements Mailer {
+  private readonly transport: Transporter;
+
+  constructor(
+    config: Pick<Config, 'smtpUrl' | 'smtpRequireTls' | 'smtpTlsInsecure'>,
+    private readonly from: string,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    const url = new URL(config.smtpUrl ?? 'smtp://localhost');
+    const secure = url.protocol === 'smtps:';
+    this.transport = nodemailer.createTransport({
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+      // smtps:// is TLS from the first byte (port 465); smtp:// upgrades with STARTTLS when the
+      // server offers it, and must when SMTP_REQUIRE_TLS is set.
+      secure,
+      requireTLS: config.smtpRequireTls,
+      auth:
+        url.username === ''
+          ? undefined
+          : { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) },
+      tls: { rejectUnauthorized: !config.smtpTlsInsecure },
+      connectionTimeout: 15_000,
+      greetingTimeout: 15_000,
+      socketTimeout: 60_000,
+    });
+  }
+
+  async send(mail: Mail): Promise<void> {
+    try {
+      await this.transport.sendMail(messageOf(mail, this.from));
+    } catch (error) {
+      const code = (error as { responseCode?: unknown }).responseCode;
+      const reason = error instanceof Error ? error.message : String(error);
+      // 5xx is the server's final word on this message; anything else (down, 4xx, timeout) may pass later.
+      if ((typeof code === 'number' && code >= 500) || (error as { code?: unknown }).code === 'EENVELOPE') {
+        throw new MailRejected(reason);
+      }
+      throw error;
+    }
+    this.log.info({ kind: mail.kind }, 'mail sent');
+  }
+}
+
+/**
+ * Writes every mail as an `.eml` file under `<DATA_DIR>/outbox` when no SMTP server is configured,
+ * so nothing is lost and a self-hoster can open them in any mail program.
+ */
 export class OutboxMailer implements Mailer {
+  private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+
   constructor(
     private readonly outboxDir: string,
     private readonly from: string,
@@ -29,30 +106,21 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(mail: Mail): Promise<void> {
+    const info = (await this.transport.sendMail(messageOf(mail, this.from))) as { message: Buffer };
     await mkdir(this.outboxDir, { recursive: true });
-    const id = newId();
-    const file = path.join(this.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${id}.eml`);
-    const domain = this.from.match(/@([^>\s]+)/)?.[1] ?? 'localhost';
-    const eml = [
-      `From: ${this.from}`,
-      `To: ${mail.to}`,
-      `Subject: ${encodeHeader(mail.subject)}`,
-      `Date: ${new Date().toUTCString()}`,
-      `Message-ID: <${id}@${domain}>`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      mail.text,
-      '',
-    ].join('\r\n');
-    await writeFile(file, eml, { mode: 0o600 });
+    // Named by queue time and Message-ID: a retried job overwrites its own file, never adds one.
+    const stamp = new Date(mail.date).toISOString().replace(/[:.]/g, '-');
+    const id = mail.messageId.replace(/[^A-Za-z0-9-]/g, '').slice(0, 40);
+    const file = path.join(this.outboxDir, `${stamp}-${id}.eml`);
+    await writeFile(file, info.message, { mode: 0o600 });
     // The address and the content stay out of the logs; the file is where to read them.
     this.log.info({ kind: mail.kind, file: path.basename(file) }, 'mail written to the outbox');
   }
 }
 
-/** RFC 2047 encoding for a header that is not plain ASCII. */
-function encodeHeader(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+/** SMTP when `SMTP_URL` is set, else the outbox folder. */
+export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
+  return config.smtpUrl === null
+    ? new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, log)
+    : new SmtpMailer(config, config.mailFrom, log);
 }

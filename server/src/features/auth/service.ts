@@ -14,6 +14,7 @@ import { findUserByLogin, type UserRow } from '../users/queries.js';
 import { newApiKey } from './api-keys.js';
 import { Throttle } from './throttles.js';
 import { passwordChangedMail, passwordResetMail } from './mails.js';
+import { queueMail } from '../../mail/queue.js';
 
 // Texts on these endpoints contain no ':' (the 0.5.6 client would cut them, contract §1.5).
 const INVALID_CREDENTIALS = 'Invalid login/password';
@@ -210,7 +211,7 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
       })
       .execute();
     const link = `${ctx.config.publicUrl}/password-reset?mail=${encodeURIComponent(user.login)}&key=${encodeURIComponent(key)}`;
-    afterCommit(() => sendLater(ctx, passwordResetMail(user, link)));
+    await queueMail(ctx, tx, afterCommit, passwordResetMail(ctx.config, user, link));
   });
   return {};
 }
@@ -252,7 +253,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
       .executeTakeFirst();
     if (Number(spent.numUpdatedRows) === 0) throw invalidResetKey();
     const rotated = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
-    afterCommit(() => sendLater(ctx, passwordChangedMail(rotated)));
+    await queueMail(ctx, tx, afterCommit, passwordChangedMail(ctx.config, rotated));
     // The old key is dead: its live streams end too (contract §4.5, §11.4).
     afterCommit(() => ctx.events.publish({ type: 'disconnect', userId: rotated.id }));
     return rotated;
@@ -283,13 +284,4 @@ export async function rotateApiKey(
     .where('id', '=', userId)
     .execute();
   return tx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
-}
-
-/** Hands a mail to the mailer without making the request wait for it. */
-export function sendLater(ctx: AppContext, mail: Parameters<AppContext['mailer']['send']>[0]): void {
-  setImmediate(() => {
-    ctx.mailer
-      .send(mail)
-      .catch((error: unknown) => ctx.log.error({ err: error, kind: mail.kind }, 'sending a mail failed'));
-  });
 }

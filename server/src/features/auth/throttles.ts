@@ -17,6 +17,7 @@ export const THROTTLES = {
   streamsPerUser: { limit: 30, windowMs: 10 * MINUTE },
   uploadsPerUser: { limit: 300, windowMs: HOUR },
   linkPreviewsPerUser: { limit: 60, windowMs: 10 * MINUTE },
+  stopEmailsBadTokensPerIp: { limit: 20, windowMs: HOUR },
 } as const;
 
 export type ThrottleName = keyof typeof THROTTLES;

@@ -16,7 +16,7 @@ import { canReadFile } from './policy.js';
 import { presentFile } from './presenter.js';
 import { findFile, type FileRow } from './queries.js';
 import { missingFile, takeUploadAllowance, uploadFile } from './service.js';
-import { checkSignature } from './signing.js';
+import { checkImageSignature, checkSignature } from './signing.js';
 
 const tag = 'files';
 
@@ -74,6 +74,21 @@ async function readableFile(
   if (user !== null && (await canReadFile(ctx.db.kysely, user.id, file))) return file;
   if (withCookie && (await isFileGranted(ctx.db.kysely, await grantedMessages(ctx, request), file.id))) return file;
   throw notFound();
+}
+
+/** The file of a signed image URL (src/features/files/signing.ts): 404 when bad, 403 when expired. */
+async function signedImageFile(
+  ctx: AppContext,
+  params: { type: string; w: string; h: string; id: string },
+  query: { exp?: string; sig?: string },
+): Promise<FileRow> {
+  const verdict = checkImageSignature(ctx.config.secretKey, params, query.exp, query.sig, ctx.clock.now());
+  if (verdict === 'bad') throw notFound();
+  if (verdict === 'expired') throw new ApiError(403, 'url_expired', 'This picture link has expired');
+  const id = parseId(params.id);
+  const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
+  if (file === undefined) throw notFound();
+  return file;
 }
 
 /** Uploads, file metadata and images under /api (contract §7.1, §7.2, §7.4). */
@@ -144,11 +159,15 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
 
   // GET only: Fastify answers HEAD from it (the picture is small, its length is set).
-  app.route<{ Params: { type: string; w: string; h: string; id: string } }>({
+  app.route<{
+    Params: { type: string; w: string; h: string; id: string };
+    Querystring: { exp?: string; sig?: string };
+  }>({
     method: 'GET',
     url: '/images/:type/:w/:h/:id',
     schema: describeRoute({
-      summary: 'A thumbnail or crop of a file (key, the kith_media cookie or a kith_public grant)',
+      summary:
+        'A thumbnail or crop of a file (key, the kith_media cookie, a kith_public grant, or the signed exp and sig of a digest e-mail)',
       tag,
       auth: 'key',
       params: ['type', 'w', 'h', 'id'],
@@ -156,12 +175,19 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       errors: [400, 404],
     }),
     handler: async (request, reply) => {
-      // The header, else the media cookie, else a public-link grant (contract §1.9).
-      const user = request.user ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
       const { type, w, h, id } = request.params;
-      if (user === null && !hasPublicCookie(request)) requireUser(request);
       const image = parseImageRequest(type, w, h);
-      const file = await readableFile(ctx, request, user, id);
+      let file: FileRow;
+      if (request.query.sig !== undefined && request.user === null) {
+        // A picture in a digest e-mail: the signed URL is the permission (docs/decisions.md).
+        file = await signedImageFile(ctx, request.params, request.query);
+      } else {
+        // The header, else the media cookie, else a public-link grant (contract §1.9).
+        const user =
+          request.user ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
+        if (user === null && !hasPublicCookie(request)) requireUser(request);
+        file = await readableFile(ctx, request, user, id);
+      }
       const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
       const etag = imageEtag(file, image, format);
       void reply.headers({

@@ -34,3 +34,40 @@ export function checkSignature(
   if (!safeEqual(sig, signatureOf(secret, name, Number(exp)))) return 'bad';
   return Number(exp) * 1000 <= nowMs ? 'expired' : 'ok';
 }
+
+/** Mail pictures stay visible this long after the mail was sent (then the mail program shows none). */
+export const MAIL_IMAGE_TTL_SECONDS = 30 * 24 * 60 * 60;
+
+/** What a signed image URL signs: the picture's kind, size and file, not the file's bytes. */
+function imageName(type: string, w: string | number, h: string | number, fileId: string): string {
+  return `image/${type}/${w}/${h}/${fileId}`;
+}
+
+/**
+ * `<PUBLIC_URL>/api/images/crop/<w>/<h>/<id>?exp=&sig=`: a picture a mail program can load without
+ * a login (digests). It opens only that size of that file, for 30 days; the expiry is rounded up to
+ * the day so the mails of one day share one URL.
+ */
+export function signedImageUrl(
+  secret: string,
+  publicUrl: string,
+  image: { type: 'crop' | 'thumbnail'; w: number; h: number },
+  fileId: string,
+  nowMs: number,
+): string {
+  const day = 24 * 60 * 60;
+  const exp = Math.ceil((Math.floor(nowMs / 1000) + MAIL_IMAGE_TTL_SECONDS) / day) * day;
+  const sig = signatureOf(secret, imageName(image.type, image.w, image.h, fileId), exp);
+  return `${publicUrl}/api/images/${image.type}/${image.w}/${image.h}/${fileId}?exp=${exp}&sig=${sig}`;
+}
+
+/** Checks the `exp` and `sig` of a signed image URL for this picture. */
+export function checkImageSignature(
+  secret: string,
+  params: { type: string; w: string; h: string; id: string },
+  exp: string | undefined,
+  sig: string | undefined,
+  nowMs: number,
+): 'ok' | 'bad' | 'expired' {
+  return checkSignature(secret, imageName(params.type, params.w, params.h, params.id), exp, sig, nowMs);
+}

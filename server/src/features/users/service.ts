@@ -15,7 +15,8 @@ import { hashPassword } from '../../lib/passwords.js';
 import { reindexAuthor } from '../../search/reindex.js';
 import { newApiKey } from '../auth/api-keys.js';
 import { accountDeletedMail, loginChangedMail, passwordChangedMail } from '../auth/mails.js';
-import { rotateApiKey, sendLater, type SignedIn } from '../auth/service.js';
+import { rotateApiKey, type SignedIn } from '../auth/service.js';
+import { queueMail } from '../../mail/queue.js';
 import { isMember } from '../groups/queries.js';
 import { canBeAvatarOf } from '../files/policy.js';
 import { findFile } from '../files/queries.js';
@@ -139,8 +140,9 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     // Search matches the author's current name (contract §10.7): a new name re-indexes their messages.
     if (changes.name !== undefined && user.name !== caller.name) await reindexAuthor(ctx, tx, caller.id, user.name);
     // A password change does not rotate the key (the 0.5.6 client would log itself out).
-    if (changes.password_hash !== undefined) afterCommit(() => sendLater(ctx, passwordChangedMail(user)));
-    if (newLogin !== undefined) afterCommit(() => sendLater(ctx, loginChangedMail(caller.login, user)));
+    if (changes.password_hash !== undefined)
+      await queueMail(ctx, tx, afterCommit, passwordChangedMail(ctx.config, user));
+    if (newLogin !== undefined) await queueMail(ctx, tx, afterCommit, loginChangedMail(ctx.config, caller.login, user));
     return user;
   });
   return getMe(ctx, updated);
@@ -174,7 +176,7 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
       if (emptied.length > 0)
         await tx.updateTable('groups').set({ emptied_at: now }).where('id', 'in', emptied).execute();
     }
-    afterCommit(() => sendLater(ctx, accountDeletedMail(caller)));
+    await queueMail(ctx, tx, afterCommit, accountDeletedMail(ctx.config, caller));
     // The account's live streams end (contract §11.4).
     afterCommit(() => ctx.events.publish({ type: 'disconnect', userId: caller.id }));
   });

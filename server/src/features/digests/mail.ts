@@ -1,0 +1,97 @@
+import type { Config } from '../../config.js';
+import type { DigestFrequency } from '../../jobs/job-queue.js';
+import { renderMailBody, type Block } from '../../mail/layout.js';
+import type { MailDraft } from '../../mail/queue.js';
+import { mailLanguage, translator } from '../../mail/texts.js';
+import type { UserRow } from '../users/queries.js';
+
+/** One new post or comment in a digest. */
+export interface DigestItem {
+  groupId: string;
+  groupName: string;
+  kind: 'post' | 'comment';
+  /** The notification's resolved title (contract §2.7); may be empty. */
+  title: string;
+  /** null once the author's account is gone. */
+  author: string | null;
+  url: string;
+  /** A signed picture URL that loads without a login, or null. */
+  imageUrl: string | null;
+}
+
+export interface DigestContent {
+  frequency: DigestFrequency;
+  /** Listed items, newest first; `total` counts the ones left out as well. */
+  items: DigestItem[];
+  total: number;
+  unsubscribe: { page: string; api: string };
+}
+
+/**
+ * The digest e-mail (contract §10.8): the new posts and comments grouped by group, each linking to
+ * its message, then the unsubscribe link, which also goes into the RFC 8058 one-click headers.
+ */
+export function digestMail(
+  config: Pick<Config, 'publicUrl' | 'defaultLang'>,
+  user: Pick<UserRow, 'login' | 'name' | 'lang'>,
+  content: DigestContent,
+): MailDraft {
+  const lang = mailLanguage(user.lang, config.defaultLang);
+  const t = translator(lang);
+  const subject = t('digest_subject', { count: content.total });
+
+  const blocks: Block[] = [
+    { kind: 'paragraph', text: t('greeting', { name: user.name }) },
+    { kind: 'paragraph', text: t('digest_intro') },
+  ];
+  // Groups in the order of their newest item; items newest first within a group.
+  const groups = new Map<string, DigestItem[]>();
+  for (const item of content.items) {
+    const list = groups.get(item.groupId) ?? [];
+    list.push(item);
+    groups.set(item.groupId, list);
+  }
+  for (const items of groups.values()) {
+    blocks.push({ kind: 'heading', text: items[0]?.groupName ?? '' });
+    for (const item of items) {
+      const detail =
+        item.author === null
+          ? t(item.kind === 'post' ? 'digest_post' : 'digest_comment')
+          : t(item.kind === 'post' ? 'digest_post_by' : 'digest_comment_by', { author: item.author });
+      blocks.push({
+        kind: 'item',
+        title: item.title.trim() === '' ? t('digest_no_title') : item.title,
+        url: item.url,
+        detail,
+        imageUrl: item.imageUrl,
+      });
+    }
+  }
+  const more = content.total - content.items.length;
+  if (more > 0) blocks.push({ kind: 'paragraph', text: t('digest_more', { count: more }), muted: true });
+  blocks.push({ kind: 'button', label: t('digest_open'), url: `${config.publicUrl}/` });
+
+  const { html, text } = renderMailBody({
+    lang,
+    preview: subject,
+    blocks,
+    footer: [
+      {
+        text: t('digest_why', { frequency: t(`frequency_${content.frequency}`) }),
+        link: { label: t('digest_unsubscribe'), url: content.unsubscribe.page },
+      },
+      { text: t('footer_sent_by', { site: config.publicUrl }) },
+    ],
+  });
+  return {
+    kind: 'digest',
+    to: user.login,
+    subject,
+    text,
+    html,
+    headers: {
+      'List-Unsubscribe': `<${content.unsubscribe.api}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import type { AppContext } from '../../context.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import type { DigestFrequency, JobQueue } from '../../jobs/job-queue.js';
+import { queueMail } from '../../mail/queue.js';
+import { signedImageUrl } from '../files/signing.js';
+import { previewsOf } from '../messages/queries.js';
+import type { UserRow } from '../users/queries.js';
+import { digestMail, type DigestItem } from './mail.js';
+import { DIGEST_FREQUENCIES, latestSlot } from './schedule.js';
+import { unsubscribeToken, unsubscribeUrls } from './unsubscribe.js';
+
+/** The notifications a digest lists (contract §10.8). */
+const DIGEST_TYPES = ['new_message', 'new_comment'];
+/** Items written out in one mail; the rest are counted ("and 12 more"). */
+export const DIGEST_LISTED = 50;
+/** Notifications one digest takes at most; any beyond wait for the next one. */
+const DIGEST_TAKEN = 1000;
+/** Users read per query while a run goes through everyone due. */
+const USER_BATCH = 200;
+/** The digest picture: a crop of an allowed size (contract §7.4), shown at 64 px. */
+const DIGEST_IMAGE = { type: 'crop', w: 160, h: 160 } as const;
+
+/**
+ * Looks for scheduled digest runs that are due and starts each one exactly once. Called every
+ * minute and at start-up, by every process: a run is claimed by moving `digest_runs.slot` forward in
+ * a conditional UPDATE, in the same transaction that queues its `send-digests` job, so only one
+ * process wins it. A run missed while the server was down is due at the next start (one digest
+ * covers the whole gap). The first time a frequency is seen, its schedule starts at the current
+ * slot: nothing is owed from before digests existed. Returns the frequencies started.
+ */
+export async function runDigestSchedule(ctx: AppContext): Promise<DigestFrequency[]> {
+  if (!ctx.config.allowEmail) return [];
+  const now = ctx.clock.now();
+  const started: DigestFrequency[] = [];
+  for (const frequency of DIGEST_FREQUENCIES) {
+    const slot = latestSlot(frequency, now, ctx.config.timeZone);
+    const claimed = await transaction(ctx, async (tx, afterCommit) => {
+      const row = await tx
+        .selectFrom('digest_runs')
+        .select('slot')
+        .where('frequency', '=', frequency)
+        .executeTakeFirst();
+      if (row === undefined) {
+        await tx
+          .insertInto('digest_runs')
+          .values({ frequency, slot })
+          .onConflict((oc) => oc.column('frequency').doNothing())
+          .execute();
+        return false;
+      }
+      if (Number(row.slot) >= slot) return false;
+      const moved = await tx
+        .updateTable('digest_runs')
+        .set({ slot })
+        .where('frequency', '=', frequency)
+        .where('slot', '<', slot)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) return false; // another process claimed it
+      await ctx.jobs.enqueue(tx, 'send-digests', { frequency, slot }, { maxAttempts: 10 });
+      afterCommit(() => ctx.jobs.wake());
+      return true;
+    });
+    if (claimed) started.push(frequency);
+  }
+  return started;
+}
+
+/**
+ * The `send-digests` job: every user of the frequency with something to tell gets one digest, in
+ * the same run. Each user's digest is one transaction that marks the notifications it lists and
+ * queues the mail, so a run interrupted half-way and retried sends nobody a second digest.
+ */
+export function registerDigestHandler(ctx: AppContext, queue: JobQueue): void {
+  queue.register('send-digests', {
+    async run({ frequency }) {
+      let after = '';
+      for (;;) {
+        const users = await dueUsers(ctx, frequency, after);
+        for (const user of users) await sendDigest(ctx, user, frequency);
+        const last = users.at(-1);
+        if (last === undefined || users.length < USER_BATCH) return;
+        after = last.id;
+      }
+    },
+  });
+}
+
+type Recipient = Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>;
+
+/** Users of `frequency` with at least one unread, unmailed post or comment notification, by id. */
+function dueUsers(ctx: AppContext, frequency: DigestFrequency, after: string): Promise<Recipient[]> {
+  return ctx.db.kysely
+    .selectFrom('users as u')
+    .select(['u.id', 'u.login', 'u.name', 'u.lang'])
+    .where('u.notification_emails', '=', frequency)
+    .where('u.id', '>', after)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('notifications as n')
+          .select('n.id')
+          .whereRef('n.user_id', '=', 'u.id')
+          .where('n.read', '=', 0)
+          .where('n.emailed_at', 'is', null)
+          .where('n.type', 'in', DIGEST_TYPES),
+      ),
+    )
+    .orderBy('u.id')
+    .limit(USER_BATCH)
+    .execute();
+}
+
+/** Pending notifications of one user, newest first, with what the mail shows of each. */
+function pendingNotifications(tx: Tx, userId: string) {
+  return tx
+    .selectFrom('notifications as n')
+    .leftJoin('groups as g', 'g.id', 'n.from_group_id')
+    .leftJoin('users as a', 'a.id', 'n.from_user_id')
+    .select([
+      'n.id',
+      'n.type',
+      'n.target',
+      'n.from_message_id',
+      'n.from_group_id',
+      'n.title',
+      'g.name as group_name',
+      'a.name as author_name',
+    ])
+    .where('n.user_id', '=', userId)
+    .where('n.read', '=', 0)
+    .where('n.emailed_at', 'is', null)
+    .where('n.type', 'in', DIGEST_TYPES)
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.id')
+    .limit(DIGEST_TAKEN)
+    .execute();
+}
+
+async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFrequency): Promise<void> {
+  await transaction(ctx, async (tx, afterCommit) => {
+    const pending = await pendingNotifications(tx, user.id);
+    if (pending.length === 0) return;
+    const now = ctx.clock.now();
+    for (let i = 0; i < pending.length; i += 500) {
+      const ids = pending.slice(i, i + 500).map((n) => n.id);
+      await tx.updateTable('notifications').set({ emailed_at: now }).where('id', 'in', ids).execute();
+    }
+
+    const listed = pending.slice(0, DIGEST_LISTED);
+    // A comment shows its own picture, else its parent's (the card the reader knows).
+    const messageIds = [...new Set(listed.flatMap((n) => [n.target, n.from_message_id ?? n.target]))];
+    const previews = await previewsOf(ctx, tx, messageIds);
+    const pictureOf = (id: string): string | null => {
+      const file = previews.get(id);
+      if (file === undefined || file.type.startsWith('audio/')) return null;
+      return signedImageUrl(ctx.config.secretKey, ctx.config.publicUrl, DIGEST_IMAGE, file.id, now);
+    };
+    const items: DigestItem[] = listed.map((n) => {
+      const comment = n.type === 'new_comment' && n.from_message_id !== null;
+      const parent = n.from_message_id ?? n.target;
+      return {
+        groupId: n.from_group_id ?? '',
+        groupName: n.group_name ?? '',
+        kind: comment ? 'comment' : 'post',
+        title: n.title,
+        author: n.author_name,
+        url: comment
+          ? `${ctx.config.publicUrl}/messages/${parent}/${n.target}`
+          : `${ctx.config.publicUrl}/messages/${n.target}`,
+        imageUrl: (comment ? pictureOf(n.target) : null) ?? pictureOf(parent),
+      };
+    });
+    const token = unsubscribeToken(ctx.config.secretKey, user.id, now);
+    const mail = digestMail(ctx.config, user, {
+      frequency,
+      items,
+      total: pending.length,
+      unsubscribe: unsubscribeUrls(ctx.config.publicUrl, user.id, token),
+    });
+    await queueMail(ctx, tx, afterCommit, mail);
+  });
+}
+
+const MINUTE_MS = 60 * 1000;
+
+/** Checks the digest schedule now and then every minute; returns a function that stops it. */
+export function scheduleDigests(ctx: AppContext, everyMs = MINUTE_MS): () => void {
+  const run = () => {
+    runDigestSchedule(ctx)
+      .then((started) => {
+        if (started.length > 0) ctx.log.info({ frequencies: started }, 'digest run started');
+      })
+      .catch((error: unknown) => ctx.log.error({ err: error }, 'digest schedule failed'));
+  };
+  run();
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Turns a user's notification e-mails off (contract §3.6): the unsubscribe link, the one-click
+ * POST, and the logged-in bare path all end here.
+ */
+export async function stopNotificationEmails(ctx: AppContext, userId: string): Promise<boolean> {
+  const result = await ctx.db.kysely
+    .updateTable('users')
+    .set({ notification_emails: 'none' })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
