@@ -68,7 +68,10 @@ export interface TestApp {
  * A real app on a real, fresh database of its own: a SQLite file in a temporary folder, or a
  * PostgreSQL database copied from the migrated template. Each test file builds one.
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { realMailer?: boolean } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kith-test-'));
   let pgName: string | null = null;
   let database: Record<string, string> = {};
@@ -96,7 +99,14 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const clock = new TestClock();
   const mailer = new CapturingMailer();
   const db = openDatabase(config.database);
-  const ctx = await createContext(config, { log: pino({ level: 'silent' }), clock, mailer, db });
+  // The real mailer (SMTP from SMTP_URL, else the outbox folder) for the tests of mail delivery;
+  // every other test keeps the mails in memory.
+  const ctx = await createContext(config, {
+    log: pino({ level: 'silent' }),
+    clock,
+    db,
+    ...(options.realMailer === true ? {} : { mailer }),
+  });
   mailer.pump = () => ctx.jobs.drain();
   const app = await buildApp(ctx);
   await app.ready();

@@ -80,10 +80,13 @@ export class SmtpMailer implements Mailer {
     try {
       await this.transport.sendMail(messageOf(mail, this.from));
     } catch (error) {
-      const code = (error as { responseCode?: unknown }).responseCode;
+      const { responseCode, code } = error as { responseCode?: unknown; code?: unknown };
       const reason = error instanceof Error ? error.message : String(error);
-      // 5xx is the server's final word on this message; anything else (down, 4xx, timeout) may pass later.
-      if ((typeof code === 'number' && code >= 500) || (error as { code?: unknown }).code === 'EENVELOPE') {
+      // A 5xx answer to this message's envelope or content is the server's final word on it.
+      // Anything else may pass later: the server down, a 4xx, a timeout, or a setting to fix
+      // (TLS, password), after which every waiting mail still goes out.
+      const aboutThisMail = code === 'EENVELOPE' || code === 'EMESSAGE';
+      if (aboutThisMail && (typeof responseCode !== 'number' || responseCode >= 500)) {
         throw new MailRejected(reason);
       }
       throw error;

@@ -17,10 +17,17 @@ const cache = new Map<Language, Record<string, string>>();
 export function mailTexts(lang: Language): Record<string, string> {
   let texts = cache.get(lang);
   if (texts === undefined) {
-    const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
-      mail?: Record<string, string>;
-    };
-    texts = file.mail ?? {};
+    try {
+      const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
+        mail?: Record<string, string>;
+      };
+      texts = file.mail ?? {};
+    } catch (error) {
+      // English is the source: without it no mail can be written, and that must show at once.
+      if (lang === FALLBACK_LANGUAGE) throw error;
+      // A missing or broken translation file: the mail goes out in English rather than not at all.
+      texts = {};
+    }
     cache.set(lang, texts);
   }
   return texts;

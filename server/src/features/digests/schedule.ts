@@ -18,6 +18,7 @@ interface WallTime {
   weekday: number;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
 const WEEKDAYS: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
 const formats = new Map<string, Intl.DateTimeFormat>();
 
@@ -60,16 +61,20 @@ function offsetAt(ms: number, timeZone: string): number {
 
 /**
  * The instant a wall clock in `timeZone` shows `hour`:00 on the given date. Month and day may
- * overflow (day 0 is the last day of the month before). When a daylight-saving jump skips that
- * hour, the first instant after the gap.
+ * overflow (day 0 is the last day of the month before). An hour shown twice (clocks turned back)
+ * gives the first time; an hour skipped by a daylight-saving jump gives the first instant after it.
  */
 export function zonedInstant(year: number, month: number, day: number, hour: number, timeZone: string): number {
   const asUtc = Date.UTC(year, month - 1, day, hour);
-  const first = asUtc - offsetAt(asUtc, timeZone);
-  const second = asUtc - offsetAt(first, timeZone);
-  // Twice the hour (clocks turned back): the first time. Never (a gap): the later guess, past the gap.
-  const showing = [first, second].filter((t) => wallTime(t, timeZone).hour === hour);
-  return showing.length > 0 ? Math.min(...showing) : Math.max(first, second);
+  const date = new Date(asUtc);
+  // The offsets in force a day before, at, and a day after: around a change they differ, and each
+  // gives a candidate instant.
+  const guesses = [asUtc - DAY_MS, asUtc, asUtc + DAY_MS].map((probe) => asUtc - offsetAt(probe, timeZone));
+  const showing = guesses.filter((t) => {
+    const w = wallTime(t, timeZone);
+    return w.hour === hour && w.day === date.getUTCDate() && w.month === date.getUTCMonth() + 1;
+  });
+  return showing.length > 0 ? Math.min(...showing) : Math.max(...guesses);
 }
 
 /**
