@@ -161,6 +161,9 @@ describe('loadConfig values', () => {
       SMTP_URL: 'smtps://user:pass@mail.example.org:465',
       LOG_LEVEL: 'debug',
       MAIL_FROM: 'Family <family@example.org>',
+      SMTP_REQUIRE_TLS: 'yes',
+      SMTP_TLS_INSECURE: 'true',
+      TIME_ZONE: 'America/Sao_Paulo',
     });
     expect(config.upload).toEqual({ image: true, video: false, audio: false, pdf: false });
     expect(config.uploadMaxBytes.pdf).toBe(7 * MIB);
@@ -172,6 +175,9 @@ describe('loadConfig values', () => {
     expect(config.smtpUrl).toBe('smtps://user:pass@mail.example.org:465');
     expect(config.logLevel).toBe('debug');
     expect(config.mailFrom).toBe('Family <family@example.org>');
+    expect(config.smtpRequireTls).toBe(true);
+    expect(config.smtpTlsInsecure).toBe(true);
+    expect(config.timeZone).toBe('America/Sao_Paulo');
   });
 });
 
@@ -192,6 +198,8 @@ describe('loadConfig refuses bad values with ConfigError', () => {
     ['LOG_LEVEL', 'loud'],
     ['SECRET_KEY', 'short'],
     ['CORS_ORIGINS', 'not-a-url'],
+    ['TIME_ZONE', 'Mars/Olympus_Mons'],
+    ['SMTP_REQUIRE_TLS', 'sometimes'],
   ])('%s=%j', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

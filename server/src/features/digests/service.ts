@@ -4,6 +4,7 @@ import type { DigestFrequency, JobQueue } from '../../jobs/job-queue.js';
 import { queueMail } from '../../mail/queue.js';
 import { signedImageUrl } from '../files/signing.js';
 import { previewsOf } from '../messages/queries.js';
+import { selectNotifications } from '../notifications/queries.js';
 import type { UserRow } from '../users/queries.js';
 import { digestMail, type DigestItem } from './mail.js';
 import { DIGEST_FREQUENCIES, latestSlot } from './schedule.js';
@@ -110,22 +111,9 @@ function dueUsers(ctx: AppContext, frequency: DigestFrequency, after: string): P
     .execute();
 }
 
-/** Pending notifications of one user, newest first, with what the mail shows of each. */
+/** Pending notifications of one user, newest first, with the names the mail shows. */
 function pendingNotifications(tx: Tx, userId: string) {
-  return tx
-    .selectFrom('notifications as n')
-    .leftJoin('groups as g', 'g.id', 'n.from_group_id')
-    .leftJoin('users as a', 'a.id', 'n.from_user_id')
-    .select([
-      'n.id',
-      'n.type',
-      'n.target',
-      'n.from_message_id',
-      'n.from_group_id',
-      'n.title',
-      'g.name as group_name',
-      'a.name as author_name',
-    ])
+  return selectNotifications(tx)
     .where('n.user_id', '=', userId)
     .where('n.read', '=', 0)
     .where('n.emailed_at', 'is', null)
@@ -160,10 +148,10 @@ async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFre
       const parent = n.from_message_id ?? n.target;
       return {
         groupId: n.from_group_id ?? '',
-        groupName: n.group_name ?? '',
+        groupName: n.from_group_name ?? '',
         kind: comment ? 'comment' : 'post',
         title: n.title,
-        author: n.author_name,
+        author: n.from_user_name,
         url: comment
           ? `${ctx.config.publicUrl}/messages/${parent}/${n.target}`
           : `${ctx.config.publicUrl}/messages/${n.target}`,

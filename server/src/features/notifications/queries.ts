@@ -7,7 +7,7 @@ type Q = Kysely<Database>;
  * Notifications with everything the presenter needs, resolved in one query (names of the user and
  * group that caused them), so a list never costs one query per item.
  */
-function selectNotifications(db: Q) {
+export function selectNotifications(db: Q) {
   return (
     db
       .selectFrom('notifications as n')
