@@ -8,7 +8,7 @@ import { ApiClient } from '../../test/client.js';
 import { buildGroup, buildUser } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { runDigestSchedule } from '../features/digests/service.js';
-import { LOCALES_DIR } from './texts.js';
+import { mailTexts } from './texts.js';
 
 /**
  * Mail delivery for real: the app's own SMTP transport against an SMTP server on loopback, the
@@ -85,13 +85,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function localeText(lang: string, key: string): string {
-  const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
-    mail: Record<string, string>;
-  };
-  return file.mail[key] ?? '';
-}
-
 const header = (mail: ParsedMail, name: string) => mail.headerLines.find((h) => h.key === name)?.line ?? '';
 
 describe('SMTP delivery', () => {
@@ -122,7 +115,7 @@ describe('SMTP delivery', () => {
     const { parsed, envelopeTo } = smtp.received[0] as Received;
     expect(envelopeTo).toEqual(['ana.smtp@example.org']);
     expect(parsed.from?.value[0]).toEqual({ address: 'kith@family.test', name: 'Kith Family' });
-    expect(parsed.subject).toBe(localeText('en_US', 'password_reset_subject'));
+    expect(parsed.subject).toBe(mailTexts('en_US')['password_reset_subject']);
     expect(parsed.messageId).toMatch(/^<[0-9a-f-]{36}@family\.test>$/);
     expect(Math.abs((parsed.date?.getTime() ?? 0) - t.clock.now())).toBeLessThan(1000);
     expect(parsed.html).toContain('<table');
@@ -147,7 +140,7 @@ describe('SMTP delivery', () => {
     expect(ana.key).not.toBe(reset.body.api_key);
     // And the "password changed" notice follows.
     await t.ctx.jobs.drain();
-    expect(smtp.received.at(-1)?.parsed.subject).toBe(localeText('en_US', 'password_changed_subject'));
+    expect(smtp.received.at(-1)?.parsed.subject).toBe(mailTexts('en_US')['password_changed_subject']);
   });
 
   it('writes the mail in the recipient’s language with encoded UTF-8 headers', async () => {
@@ -158,7 +151,7 @@ describe('SMTP delivery', () => {
     await t.ctx.jobs.drain();
     const got = smtp.received.slice(before).find((r) => r.envelopeTo.includes('boris@example.org'));
     expect(got).toBeDefined();
-    const subject = localeText('ru_RU', 'password_reset_subject');
+    const subject = mailTexts('ru_RU')['password_reset_subject'];
     expect(subject).toMatch(/[\u0400-\u04ff]/);
     expect(got?.parsed.subject).toBe(subject);
     expect(got?.raw).toMatch(/^Subject: =\?UTF-8\?[BQ]\?/im);
@@ -372,7 +365,7 @@ describe('no SMTP configured: the outbox folder', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const parsed = await simpleParser(readFileSync(file));
     expect(parsed.to && 'text' in parsed.to ? parsed.to.text : '').toBe('mia@example.org');
-    expect(parsed.subject).toBe(localeText('en_US', 'password_reset_subject'));
+    expect(parsed.subject).toBe(mailTexts('en_US')['password_reset_subject']);
     expect(parsed.text).toContain('http://kith.test/password-reset?mail=mia%40example.org&key=');
     expect(parsed.html).toContain('Mia');
   });

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../test/client.js';
@@ -9,7 +7,7 @@ import { createTestApp, TEST_DIALECT, type TestApp } from '../../../test/harness
 import { uploadFile } from '../../../test/uploads.js';
 import { openDatabase } from '../../db/database.js';
 import type { Mail } from '../../mail/mailer.js';
-import { LOCALES_DIR } from '../../mail/texts.js';
+import { mailTexts } from '../../mail/texts.js';
 import { createContext } from '../../setup.js';
 import { runDigestSchedule } from './service.js';
 
@@ -41,15 +39,6 @@ const digestsTo = (t: TestApp, user: BuiltUser): Mail[] =>
 
 /** The links of a digest's text part, in order. */
 const linksOf = (mail: Mail) => [...mail.text.matchAll(/http:\/\/kith\.test\/messages\/[^\s]+/g)].map((m) => m[0]);
-
-function mailText(lang: string, key: string): string {
-  const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
-    mail: Record<string, string>;
-  };
-  const text = file.mail[key];
-  if (text === undefined) throw new Error(`no ${key} in ${lang}`);
-  return text;
-}
 
 describe('daily digest (§10.8)', () => {
   let t: TestApp;
@@ -423,9 +412,9 @@ describe('digest language and disabled e-mail', () => {
       t.clock.advance(HOUR);
       await runSchedule(t);
       const [mail] = digestsTo(t, lea);
-      expect(mail?.subject).toBe(mailText('fr_FR', 'digest_subject_other').replace('{{count}}', '2'));
+      expect(mail?.subject).toBe((mailTexts('fr_FR')['digest_subject_other'] ?? '').replace('{{count}}', '2'));
       expect(mail?.html).toContain('<html lang="fr-FR">');
-      expect(mail?.text).toContain(mailText('fr_FR', 'digest_unsubscribe'));
+      expect(mail?.text).toContain(mailTexts('fr_FR')['digest_unsubscribe']);
     } finally {
       await t.close();
     }
