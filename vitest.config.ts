@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 // Tests import @kith/common from its sources, so they never run against a stale build.
 const alias = { '@kith/common': fileURLToPath(new URL('./common/src/index.ts', import.meta.url)) };
 
-// Three tiers (docs/ARCHITECTURE.md): unit tests beside the code, integration tests through the
-// real app in process on SQLite and again on PostgreSQL.
+// Three tiers (docs/ARCHITECTURE.md): unit tests beside the code (server and web client),
+// integration tests through the real app in process on SQLite and again on PostgreSQL, and the
+// browser suite (e2e/) against the built server and client.
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -15,6 +16,16 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['common/src/**/*.test.ts', 'server/src/**/*.unit.test.ts'],
+        },
+      },
+      {
+        // The web client's state rules and components, in a simulated DOM.
+        extends: './web/vite.config.ts',
+        test: {
+          name: 'web',
+          root: './web',
+          environment: 'jsdom',
+          include: ['src/**/*.test.{ts,tsx}'],
         },
       },
       {
@@ -36,6 +47,17 @@ export default defineConfig({
           globalSetup: ['server/test/postgres-global-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        // Real browser (Debian's chromium through playwright-core) against the built server and
+        // client on a fresh database; one file at a time, as each starts its own server.
+        test: {
+          name: 'e2e',
+          include: ['e2e/**/*.e2e.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
     ],

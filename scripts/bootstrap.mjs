@@ -17,8 +17,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = path.join(root, 'node_modules', '.kith-install-stamp');
 
 // Debian packages the test suites need, as "command: package" (media: ffmpeg/ffprobe and poppler's
-// pdftoppm). Later features add theirs here (chromium for the browser suite).
-const TEST_SYSTEM_PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', pdftoppm: 'poppler-utils' };
+// pdftoppm; the browser suite: chromium).
+const TEST_SYSTEM_PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', pdftoppm: 'poppler-utils', chromium: 'chromium' };
+// Packages without a command, checked with dpkg: fonts so that screenshots show Chinese, Korean,
+// Tamil and emoji instead of empty boxes.
+const TEST_DATA_PACKAGES = ['fonts-noto-cjk', 'fonts-noto-color-emoji'];
 
 function log(message) {
   process.stderr.write(`[bootstrap] ${message}\n`);
@@ -53,10 +56,20 @@ function hasCommand(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
-function ensureSystemPackages(packages) {
-  const missing = Object.entries(packages)
-    .filter(([command]) => !hasCommand(command))
-    .map(([, pkg]) => pkg);
+function hasPackage(pkg) {
+  const result = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return result.status === 0 && result.stdout.includes('install ok installed');
+}
+
+function ensureSystemPackages(packages, dataPackages) {
+  const missing = [
+    ...new Set([
+      ...Object.entries(packages)
+        .filter(([command]) => !hasCommand(command))
+        .map(([, pkg]) => pkg),
+      ...dataPackages.filter((pkg) => !hasPackage(pkg)),
+    ]),
+  ];
   if (missing.length === 0) return;
   log(`installing Debian packages: ${missing.join(', ')}`);
   const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
@@ -69,4 +82,4 @@ function ensureSystemPackages(packages) {
 }
 
 ensureNpmPackages();
-if (process.argv.includes('--test')) ensureSystemPackages(TEST_SYSTEM_PACKAGES);
+if (process.argv.includes('--test')) ensureSystemPackages(TEST_SYSTEM_PACKAGES, TEST_DATA_PACKAGES);

@@ -1,0 +1,33 @@
+// Waiting assertions for playwright-core locators under Vitest (Playwright's own `expect` comes
+// with @playwright/test, which this project does not use). Each fails with a timeout message.
+import type { Locator } from 'playwright-core';
+import { expect } from 'vitest';
+
+const TIMEOUT = 15_000;
+
+/** Waits until the first element matched is visible. */
+export async function visible(locator: Locator, timeout = TIMEOUT): Promise<void> {
+  await locator.first().waitFor({ state: 'visible', timeout });
+}
+
+/** Waits until nothing matches any more. */
+export async function gone(locator: Locator, timeout = TIMEOUT): Promise<void> {
+  await expect.poll(() => locator.count(), { timeout }).toBe(0);
+}
+
+/** Polls the text of the first element matched. */
+export function textOf(locator: Locator, timeout = TIMEOUT) {
+  return expect.poll(
+    () =>
+      locator
+        .first()
+        .textContent({ timeout: 1000 })
+        .catch(() => null),
+    { timeout },
+  );
+}
+
+/** Polls how many elements match. */
+export function countOf(locator: Locator, timeout = TIMEOUT) {
+  return expect.poll(() => locator.count(), { timeout });
+}

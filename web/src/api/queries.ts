@@ -1,0 +1,110 @@
+// Server state through TanStack Query: one key per resource, one hook per read. Live events
+// (features/live) update these caches instead of re-fetching on each navigation (contract §13).
+import { type InfiniteData, QueryClient, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { LIMITS } from '@kith/common';
+import { api, ApiError } from '../lib/api';
+import type { FeedPage, FileObject, Group, Info, LinkPreview, Me, Message, Notification } from './types';
+
+export const keys = {
+  me: ['me'] as const,
+  info: ['info'] as const,
+  group: (id: string) => ['group', id] as const,
+  feed: (groupId: string) => ['feed', groupId] as const,
+  feeds: ['feed'] as const,
+  message: (id: string) => ['message', id] as const,
+  messages: ['message'] as const,
+  notifications: ['notifications'] as const,
+  link: (url: string) => ['link', url] as const,
+  file: (id: string) => ['file', id] as const,
+};
+
+/** The app's query client: no retry on 4xx answers, which retrying cannot fix. */
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 30_000,
+        refetchOnWindowFocus: false,
+        retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
+      },
+    },
+  });
+}
+
+/** The signed-in user; loaded once and reused (product spec §4). */
+export function useMe(enabled = true) {
+  return useQuery({
+    queryKey: keys.me,
+    queryFn: ({ signal }) => api.get<Me>('/api/me', signal),
+    enabled,
+    staleTime: 300_000,
+  });
+}
+
+/** What this instance offers (upload kinds, invitation links). */
+export function useInfo() {
+  return useQuery({
+    queryKey: keys.info,
+    queryFn: ({ signal }) => api.get<Info>('/api/info', signal),
+    staleTime: 600_000,
+  });
+}
+
+export function useGroup(id: string | undefined) {
+  return useQuery({
+    queryKey: keys.group(id ?? ''),
+    queryFn: ({ signal }) => api.get<Group>(`/api/groups/${id}`, signal),
+    enabled: id !== undefined,
+  });
+}
+
+/** The batched feed (contract §11.1): pages of 30 cards, with a cursor that never skips or repeats. */
+export function useFeed(groupId: string) {
+  return useInfiniteQuery({
+    queryKey: keys.feed(groupId),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<FeedPage>(
+        `/api/groups/${groupId}/feed?limit=${LIMITS.groupPageSize}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`,
+        signal,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+}
+
+export type FeedData = InfiniteData<FeedPage, string | null>;
+
+export function useMessage(id: string | undefined) {
+  return useQuery({
+    queryKey: keys.message(id ?? ''),
+    queryFn: ({ signal }) => api.get<Message>(`/api/messages/${id}`, signal),
+    enabled: id !== undefined,
+  });
+}
+
+/** The notifications list: the spec shows 20 and asks for one more. */
+export function useNotifications(enabled = true) {
+  return useQuery({
+    queryKey: keys.notifications,
+    queryFn: ({ signal }) => api.get<Notification[]>(`/api/me/notifications/${LIMITS.notificationsShown + 1}`, signal),
+    enabled,
+  });
+}
+
+export function useLinkPreview(url: string | null) {
+  return useQuery({
+    queryKey: keys.link(url ?? ''),
+    queryFn: ({ signal }) => api.get<LinkPreview>(`/api/links/by_url?url=${encodeURIComponent(url ?? '')}`, signal),
+    enabled: url !== null,
+    staleTime: 3_600_000,
+  });
+}
+
+export function useFile(id: string, initial?: FileObject) {
+  return useQuery({
+    queryKey: keys.file(id),
+    queryFn: ({ signal }) => api.get<FileObject>(`/api/files/${id}`, signal),
+    initialData: initial,
+    staleTime: 300_000,
+  });
+}

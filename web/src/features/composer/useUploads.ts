@@ -1,0 +1,43 @@
+import { useEffect, useReducer, useRef } from 'react';
+import type { FileObject } from '../../api/types';
+import { uploadFile } from '../../lib/api';
+import { nextToStart, type RemoteFile, uploadsReducer } from '../../lib/uploads';
+import { showAlert } from '../../lib/notify';
+import { fileEvents } from '../live/useLiveEvents';
+
+/**
+ * The composer's files: uploads one at a time in the order they were added, follows conversion
+ * progress from live `file` events, and drops a failed upload with error_upload.
+ */
+export function useUploads(initial: RemoteFile[] = []) {
+  const [files, dispatch] = useReducer(uploadsReducer, initial, (remotes) =>
+    uploadsReducer([], { type: 'reset', remotes }),
+  );
+  const running = useRef<string | null>(null);
+
+  useEffect(() => {
+    const key = nextToStart(files);
+    const entry = files.find((file) => file.key === key);
+    if (key === null || !entry?.local || running.current === key) return;
+    running.current = key;
+    dispatch({ type: 'start', key });
+    uploadFile<FileObject>(entry.local, entry.name, (percent) => dispatch({ type: 'progress', key, percent }))
+      .then((remote) => dispatch({ type: 'done', key, remote }))
+      .catch(() => {
+        dispatch({ type: 'failed', key });
+        showAlert('errors.error_upload', 'danger');
+      })
+      .finally(() => {
+        running.current = null;
+      });
+  }, [files]);
+
+  useEffect(() => {
+    const onFile = (event: Event) =>
+      dispatch({ type: 'remoteUpdate', remote: (event as CustomEvent<FileObject>).detail });
+    fileEvents.addEventListener('file', onFile);
+    return () => fileEvents.removeEventListener('file', onFile);
+  }, []);
+
+  return { files, dispatch };
+}

@@ -1,0 +1,70 @@
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { MessagePreview } from '../../api/types';
+import { Avatar } from '../../components/Avatar';
+import { imageUrl } from '../../lib/api';
+import { bcp47 } from '../../lib/i18n';
+import { formatRelativeTime, relativeTime } from '../../lib/time';
+import styles from './MessageCard.module.css';
+
+const TEXT_PREVIEW = 280;
+
+function CommentIcon({ filled }: { filled: boolean }) {
+  return (
+    <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true">
+      <path
+        d="M4 4h16a1 1 0 0 1 1 1v11a1 1 0 0 1-1 1H9l-5 4v-4H4a1 1 0 0 1-1-1V5a1 1 0 0 1 1-1Z"
+        fill={filled ? 'currentColor' : 'none'}
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}
+
+/**
+ * A group-feed card: author avatar, title or relative date, text or image preview, and the comment
+ * count with a filled icon when there is something new (product spec §2).
+ */
+export function MessageCard({ message, isNew }: { message: MessagePreview; isNew: boolean }) {
+  const { t, i18n } = useTranslation();
+  const title = message.data.title?.trim();
+  const text = message.data.text?.trim() ?? '';
+  const when = formatRelativeTime(relativeTime(message.lastActivityDate, Date.now()), t, bcp47(i18n.language));
+  return (
+    <article className={styles.card}>
+      <Link to={`/messages/${message.id}`} className={styles.link}>
+        {message.preview ? (
+          <img
+            className={styles.picture}
+            src={imageUrl('crop', '320/180', message.preview.id)}
+            alt=""
+            loading="lazy"
+            width={320}
+            height={180}
+          />
+        ) : (
+          text !== '' && (
+            <p className={styles.text}>{text.length > TEXT_PREVIEW ? `${text.slice(0, TEXT_PREVIEW)}…` : text}</p>
+          )
+        )}
+        <div className={styles.foot}>
+          <Avatar user={message.author} px={32} />
+          <span className={styles.title}>{title || when}</span>
+          <span
+            className={isNew ? `${styles.comments} ${styles.new}` : styles.comments}
+            aria-label={
+              isNew
+                ? t('feed.comments_new', { count: message.children })
+                : t('feed.comments', { count: message.children })
+            }
+          >
+            <CommentIcon filled={isNew} />
+            {message.children > 0 && <span>{message.children}</span>}
+          </span>
+        </div>
+      </Link>
+    </article>
+  );
+}

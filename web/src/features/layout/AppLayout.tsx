@@ -1,0 +1,50 @@
+import { useEffect, useSyncExternalStore } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { useMe } from '../../api/queries';
+import { LoadError } from '../../components/LoadError';
+import { Spinner } from '../../components/Spinner';
+import { DEFAULT_LANG } from '../../lib/config';
+import { setLanguage } from '../../lib/i18n';
+import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { useLiveEvents } from '../live/useLiveEvents';
+import { Nav } from './Nav';
+import styles from './AppLayout.module.css';
+
+/** Hook for the API key, re-rendering on login and logout. */
+export function useApiKey(): string | null {
+  return useSyncExternalStore(subscribeSession, getApiKey);
+}
+
+/**
+ * The logged-in area: visitors go to /login; the user is loaded once, their language applied,
+ * and the live stream opened.
+ */
+export function AppLayout() {
+  const key = useApiKey();
+  const location = useLocation();
+  const me = useMe(key !== null);
+  useLiveEvents(key !== null && me.data !== undefined);
+
+  const lang = me.data?.data.lang;
+  useEffect(() => {
+    if (me.data !== undefined) void setLanguage(lang ?? DEFAULT_LANG);
+  }, [me.data, lang]);
+
+  // An answer without an id means "not logged in" (product spec §4).
+  const noUser = me.data !== undefined && !me.data.id;
+  useEffect(() => {
+    if (noUser) clearSession();
+  }, [noUser]);
+
+  if (key === null || noUser) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  if (me.data === undefined)
+    return me.isError ? <LoadError error={me.error} onRetry={() => void me.refetch()} /> : <Spinner />;
+  return (
+    <div className={styles.shell}>
+      <Nav me={me.data} />
+      <main className={styles.main}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

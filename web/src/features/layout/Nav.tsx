@@ -1,0 +1,86 @@
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation } from 'react-router';
+import { useMessage } from '../../api/queries';
+import type { Me } from '../../api/types';
+import { Avatar } from '../../components/Avatar';
+import { Dropdown } from '../../components/Dropdown';
+import dropdown from '../../components/Dropdown.module.css';
+import { parseRoute } from '../../lib/route';
+import { NotificationsMenu } from '../notifications/NotificationsMenu';
+import styles from './Nav.module.css';
+
+/** The group the screen is about: the feed's, or the open message's. */
+function useCurrentGroupId(): string | null {
+  const location = useLocation();
+  const { route, id } = parseRoute(location.pathname);
+  // Same cache entry as the message screen: no second request.
+  const message = useMessage(route === 'messages' && id !== null ? id : undefined);
+  if (route === 'groups' && id !== null) return id;
+  return message.data?.group?.id ?? null;
+}
+
+/** The main navigation: groups, notifications and the avatar menu (product spec §2). */
+export function Nav({ me }: { me: Me }) {
+  const { t } = useTranslation();
+  const currentId = useCurrentGroupId();
+  const current = me.groups.find((group) => group.id === currentId);
+
+  return (
+    <header className={styles.nav}>
+      <div className={styles.inner}>
+        <Dropdown
+          buttonClassName={styles.groups}
+          label={
+            <>
+              <span className={styles.groupName}>{current?.name ?? t('nav.groups')}</span>
+              <span aria-hidden="true">▾</span>
+            </>
+          }
+        >
+          {(close) => (
+            <nav aria-label={t('nav.groups')}>
+              {me.groups.map((group) => (
+                <Link
+                  key={group.id}
+                  to={`/groups/${group.id}`}
+                  onClick={close}
+                  aria-current={group.id === currentId ? 'page' : undefined}
+                >
+                  {group.name}
+                </Link>
+              ))}
+              <Link to="/create-group" onClick={close} className={styles.create}>
+                {t('nav.create_group')}
+              </Link>
+            </nav>
+          )}
+        </Dropdown>
+        <Link to="/" className={styles.brand}>
+          Kith
+        </Link>
+        <div className={styles.right}>
+          <NotificationsMenu />
+          <Dropdown
+            align="right"
+            ariaLabel={t('nav.account_menu')}
+            buttonClassName={styles.avatarButton}
+            label={<Avatar user={me} px={34} />}
+          >
+            {(close) => (
+              <>
+                <p className={styles.who}>
+                  <strong>{me.name}</strong>
+                  <br />
+                  <span>{me.login}</span>
+                </p>
+                <Link className={dropdown.item} to="/logout" onClick={close}>
+                  {t('nav.logout')}
+                </Link>
+              </>
+            )}
+          </Dropdown>
+        </div>
+      </div>
+    </header>
+  );
+}

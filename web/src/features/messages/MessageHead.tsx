@@ -1,0 +1,31 @@
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Message } from '../../api/types';
+import { Avatar } from '../../components/Avatar';
+import { bcp47 } from '../../lib/i18n';
+import { formatRelativeTime, relativeTime } from '../../lib/time';
+import styles from './MessageHead.module.css';
+
+interface MessageHeadProps {
+  message: Message;
+  /** Author actions (edit, delete, publish), shown only to the author. */
+  actions?: ReactNode;
+}
+
+/** Avatar, author name and date. A removed author shows the default avatar and no name. */
+export function MessageHead({ message, actions }: MessageHeadProps) {
+  const { t, i18n } = useTranslation();
+  const date = new Date(message.createdAt * 1000);
+  return (
+    <div className={styles.head}>
+      <Avatar user={message.author} px={40} />
+      <div className={styles.meta}>
+        {message.author !== null && <span className={styles.name}>{message.author.name}</span>}
+        <time className={styles.time} dateTime={date.toISOString()} title={date.toLocaleString(bcp47(i18n.language))}>
+          {formatRelativeTime(relativeTime(message.createdAt, Date.now()), t, bcp47(i18n.language))}
+        </time>
+      </div>
+      {actions !== undefined && <div className={styles.actions}>{actions}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { keys, useMe } from '../../api/queries';
+import type { Message } from '../../api/types';
+import { Dropdown } from '../../components/Dropdown';
+import { Writer } from '../composer/Writer';
+import { MessageContent } from './MessageContent';
+import { MessageHead } from './MessageHead';
+import { useMessageActions } from './useMessageActions';
+import styles from './MessageView.module.css';
+
+interface MessageViewProps {
+  message: Message;
+  /** Called after the message was deleted. */
+  onDeleted?: () => void;
+}
+
+/**
+ * One message in view or edit mode; deleted placeholders show as such (product spec §4). Only the
+ * author gets edit, delete and publish.
+ */
+export function MessageView({ message, onDeleted }: MessageViewProps) {
+  const { t } = useTranslation();
+  const { data: me } = useMe();
+  const client = useQueryClient();
+  const { remove, publish } = useMessageActions();
+  const [editing, setEditing] = useState(false);
+
+  if (message.isDeleted) {
+    return (
+      <div className={styles.deleted}>
+        <MessageHead message={message} />
+        <p>{t('message.deleted')}</p>
+      </div>
+    );
+  }
+
+  const isAuthor = me !== undefined && message.author?.id === me.id;
+  const actions = isAuthor ? (
+    <Dropdown align="right" ariaLabel={t('message.actions')} label={<span aria-hidden="true">⋯</span>}>
+      {(close) => (
+        <>
+          <button
+            type="button"
+            className={styles.item}
+            onClick={() => {
+              close();
+              setEditing(true);
+            }}
+          >
+            {t('message.edit')}
+          </button>
+          {!message.isInFront && (
+            <button
+              type="button"
+              className={styles.item}
+              onClick={() => {
+                close();
+                void publish(message);
+              }}
+            >
+              {t('message.publish')}
+            </button>
+          )}
+          <button
+            type="button"
+            className={`${styles.item} ${styles.danger}`}
+            onClick={() => {
+              close();
+              void remove(message).then((done) => done && onDeleted?.());
+            }}
+          >
+            {t('message.delete')}
+          </button>
+        </>
+      )}
+    </Dropdown>
+  ) : undefined;
+
+  return (
+    <div>
+      <MessageHead message={message} actions={actions} />
+      {editing ? (
+        <Writer
+          groupId={message.group?.id ?? null}
+          parentId={message.parent?.id}
+          message={message}
+          autoFocus
+          onCancel={() => setEditing(false)}
+          onDone={(saved) => {
+            client.setQueryData(keys.message(saved.id), saved);
+            if (saved.group) void client.invalidateQueries({ queryKey: keys.feed(saved.group.id) });
+            setEditing(false);
+          }}
+        />
+      ) : (
+        <MessageContent message={message} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import type { TFunction } from 'i18next';
+import type { Notification } from '../../api/types';
+import { truncate } from '../../lib/links';
+
+const TITLE_MAX = 50; // product spec §9: notification titles are cut to 50 characters
+
+/** The sentence shown for a notification, in the interface language. */
+export function notificationText(t: TFunction, n: Notification): string {
+  const name = n.fromUser?.name ?? t('notifications.someone');
+  const group = n.fromGroup?.name ?? '';
+  const title = truncate(n.title, TITLE_MAX);
+  switch (n.type) {
+    case 'new_message':
+      return title
+        ? t('notifications.new_message', { name, group, title })
+        : t('notifications.new_message_untitled', { name, group });
+    case 'new_comment':
+      return title
+        ? t('notifications.new_comment', { name, group, title })
+        : t('notifications.new_comment_untitled', { name, group });
+    case 'user_joined_group':
+      return t('notifications.user_joined_group', { name, group });
+    case 'user_left_group':
+      return t('notifications.user_left_group', { name, group });
+    case 'group_name_change':
+      return t('notifications.group_name_change', {
+        name,
+        previous: n.data.previousGroupName ?? '',
+        next: n.data.newGroupName ?? group,
+      });
+    case 'global_notification':
+      return n.data.text ?? '';
+  }
+}
+
+/** Where a notification leads: the message (and reply), the group, or the announced link. */
+export function notificationLink(n: Notification): string | null {
+  switch (n.type) {
+    case 'new_message':
+      return n.target ? `/messages/${n.target}` : null;
+    case 'new_comment':
+      return n.fromMessage && n.target ? `/messages/${n.fromMessage.id}/${n.target}` : null;
+    case 'user_joined_group':
+    case 'user_left_group':
+    case 'group_name_change':
+      return n.target ? `/groups/${n.target}` : null;
+    case 'global_notification':
+      return n.target;
+  }
+}

@@ -1,0 +1,45 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { keys } from '../../api/queries';
+import type { Notification } from '../../api/types';
+import { api } from '../../lib/api';
+import { showAlert } from '../../lib/notify';
+
+/** Read one, read all (one call), remove: applied to the list at once, then on the server. */
+export function useNotificationActions() {
+  const client = useQueryClient();
+  const update = useCallback(
+    (change: (list: Notification[]) => Notification[]) =>
+      client.setQueryData<Notification[]>(keys.notifications, (list) => (list === undefined ? list : change(list))),
+    [client],
+  );
+  const onError = useCallback(() => {
+    showAlert('errors.generic', 'danger');
+    void client.invalidateQueries({ queryKey: keys.notifications });
+  }, [client]);
+
+  const markRead = useCallback(
+    (ids: string[]) => {
+      if (ids.length === 0) return;
+      update((list) => list.map((n) => (ids.includes(n.id) ? { ...n, read: true } : n)));
+      Promise.all(ids.map((id) => api.put(`/api/notifications/${id}`, { read: true }))).catch(onError);
+    },
+    [update, onError],
+  );
+
+  const markAllRead = useCallback(() => {
+    update((list) => list.map((n) => ({ ...n, read: true })));
+    // `before` keeps a notification that arrives meanwhile unread (contract §11.2).
+    api.post('/api/me/notifications/read-all', { before: Math.floor(Date.now() / 1000) }).catch(onError);
+  }, [update, onError]);
+
+  const remove = useCallback(
+    (id: string) => {
+      update((list) => list.filter((n) => n.id !== id));
+      api.delete(`/api/notifications/${id}`).catch(onError);
+    },
+    [update, onError],
+  );
+
+  return { markRead, markAllRead, remove };
+}

@@ -1,0 +1,59 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { LIMITS } from '@kith/common';
+import { keys } from '../api/queries';
+import type { Group } from '../api/types';
+import { api } from '../lib/api';
+import { errorText } from '../lib/errors';
+import { showError } from '../lib/notify';
+import ui from '../styles/ui.module.css';
+
+/** /create-group: create the group, then its invitation, then open its page (product spec §4). */
+export default function CreateGroup() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    // An empty name blocks creation silently (product spec §5).
+    if (name.trim() === '') return;
+    setBusy(true);
+    try {
+      const group = await api.post<Group>('/api/groups', { name: name.trim() });
+      if (group.secretKey) await api.post(`/api/groups/invitation/${group.secretKey}`, {});
+      await client.invalidateQueries({ queryKey: keys.me });
+      void navigate(`/groups/${group.id}`);
+    } catch (error) {
+      showError(errorText(t, error));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className={ui.page}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+        <h1 className={ui.title}>{t('create_group.title')}</h1>
+        <p className={ui.muted}>{t('create_group.explanation')}</p>
+        <label className={ui.label}>
+          {t('create_group.name')}
+          <input
+            className={ui.input}
+            name="name"
+            required
+            maxLength={LIMITS.name}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+          />
+        </label>
+        <button className={ui.button} type="submit" disabled={busy}>
+          {t('create_group.submit')}
+        </button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
+import { useFeed, useGroup, useInfo, useNotifications } from '../api/queries';
+import { LoadError } from '../components/LoadError';
+import { Spinner } from '../components/Spinner';
+import { MessageCard } from '../features/feed/MessageCard';
+import { InvitePanel } from '../features/groups/InvitePanel';
+import { FEED_STEP, initialVisibleCount, isNearBottom, shouldFetchMore } from '../lib/feed';
+import { isMessageNew } from '../lib/newness';
+import { throttle } from '../lib/throttle';
+import ui from '../styles/ui.module.css';
+import styles from './GroupFeed.module.css';
+
+/** /groups/{id}: the feed, revealed as the reader scrolls (product spec §4), and the write button. */
+export default function GroupFeed() {
+  const { id = '' } = useParams();
+  const { t } = useTranslation();
+  const group = useGroup(id);
+  const info = useInfo();
+  const feed = useFeed(id);
+  const { data: notifications = [] } = useNotifications();
+  const [visible, setVisible] = useState(() => initialVisibleCount(window.innerWidth, window.innerHeight));
+  const [inviteOpen, setInviteOpen] = useState(false);
+
+  const cards = feed.data?.pages.flatMap((page) => page.messages) ?? [];
+  const loaded = cards.length;
+  const hasMore = feed.hasNextPage;
+
+  useEffect(() => setVisible(initialVisibleCount(window.innerWidth, window.innerHeight)), [id]);
+
+  const { fetchNextPage, isFetchingNextPage } = feed;
+  useEffect(() => {
+    if (shouldFetchMore(visible, loaded, hasMore) && !isFetchingNextPage) void fetchNextPage();
+  }, [visible, loaded, hasMore, isFetchingNextPage, fetchNextPage]);
+
+  const onScroll = useCallback(() => {
+    const metrics = {
+      scrollTop: window.scrollY,
+      viewportHeight: window.innerHeight,
+      contentHeight: document.documentElement.scrollHeight,
+    };
+    if (isNearBottom(metrics)) setVisible((count) => count + FEED_STEP);
+  }, []);
+
+  useEffect(() => {
+    // The scroll handler is throttled to 100 ms (product spec §7).
+    const handler = throttle(onScroll, 100);
+    window.addEventListener('scroll', handler, { passive: true });
+    window.addEventListener('resize', handler, { passive: true });
+    // A short first page may not fill the screen: check once without scrolling.
+    handler();
+    return () => {
+      handler.cancel();
+      window.removeEventListener('scroll', handler);
+      window.removeEventListener('resize', handler);
+    };
+  }, [onScroll, loaded]);
+
+  if (feed.isError) return <LoadError error={feed.error} onRetry={() => void feed.refetch()} />;
+  const showInvite = info.data?.show.group_invitation_links !== false && group.data?.secretKey !== undefined;
+
+  return (
+    <div className={styles.page}>
+      <header className={styles.header}>
+        <h1 className={styles.name}>{group.data?.name ?? ''}</h1>
+        <div className={ui.row}>
+          {showInvite && (
+            <button
+              type="button"
+              className={ui.buttonSecondary}
+              onClick={() => setInviteOpen((open) => !open)}
+              aria-expanded={inviteOpen}
+            >
+              {t('group.invite')}
+            </button>
+          )}
+          {loaded > 0 && (
+            <Link className={ui.buttonSecondary} to={`/groups/${id}/random`}>
+              {t('group.random')}
+            </Link>
+          )}
+        </div>
+      </header>
+      {inviteOpen && group.data?.secretKey && <InvitePanel groupId={id} secretKey={group.data.secretKey} />}
+      {feed.isPending ? (
+        <Spinner />
+      ) : loaded === 0 ? (
+        <div className={`${ui.card} ${styles.empty}`}>
+          <p>{t('feed.empty')}</p>
+          <Link className={ui.button} to={`/groups/${id}/write`}>
+            {t('feed.write_first')}
+          </Link>
+        </div>
+      ) : (
+        <div className={styles.grid}>
+          {cards.slice(0, visible).map((card) => (
+            <MessageCard
+              key={card.id}
+              message={card}
+              isNew={card.unread === true || isMessageNew(notifications, card.id)}
+            />
+          ))}
+        </div>
+      )}
+      {isFetchingNextPage && <Spinner />}
+      <Link className={styles.write} to={`/groups/${id}/write`} aria-label={t('feed.write')} title={t('feed.write')}>
+        <svg width="28" height="28" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
+          <path d="M3 17.25V21h3.75L17.8 9.94l-3.75-3.75L3 17.25Zm17.7-10.2a1 1 0 0 0 0-1.41l-2.34-2.34a1 1 0 0 0-1.41 0l-1.83 1.83 3.75 3.75 1.83-1.83Z" />
+        </svg>
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { LIMITS } from '@kith/common';
+import { useSignIn } from '../features/auth/useSignIn';
+import { api } from '../lib/api';
+import { errorText } from '../lib/errors';
+import { showAlert, showError } from '../lib/notify';
+import ui from '../styles/ui.module.css';
+
+/** /login, with a forgot-password mode that asks only for the e-mail. */
+export default function Login() {
+  const { t } = useTranslation();
+  const signIn = useSignIn();
+  const [forgot, setForgot] = useState(false);
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const mail = login.trim().toLowerCase();
+      if (forgot) {
+        await api.post('/api/password-reset-mail', { mail });
+        showAlert('login.reset_mail_sent');
+        setForgot(false);
+      } else {
+        const answer = await api.post<{ api_key: string }>('/api/login', { login: mail, password });
+        signIn(answer.api_key);
+      }
+    } catch (error) {
+      showError(errorText(t, error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className={ui.narrow}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+        <h1 className={ui.title}>{forgot ? t('login.forgot_title') : t('login.title')}</h1>
+        {forgot && <p className={ui.muted}>{t('login.forgot_explanation')}</p>}
+        <label className={ui.label}>
+          {t('login.email')}
+          <input
+            className={ui.input}
+            type="email"
+            name="login"
+            autoComplete="username"
+            required
+            maxLength={LIMITS.email}
+            value={login}
+            onChange={(event) => setLogin(event.target.value)}
+          />
+        </label>
+        {!forgot && (
+          <label className={ui.label}>
+            {t('login.password')}
+            <input
+              className={ui.input}
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              maxLength={LIMITS.loginPasswordMax}
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          </label>
+        )}
+        <button className={ui.button} type="submit" disabled={busy}>
+          {forgot ? t('login.send_reset') : t('login.submit')}
+        </button>
+        <div className={ui.row}>
+          <button type="button" className={ui.buttonLink} onClick={() => setForgot((value) => !value)}>
+            {forgot ? t('login.back_to_login') : t('login.forgot_link')}
+          </button>
+        </div>
+        {!forgot && (
+          <p className={ui.muted}>
+            {t('login.no_account')} <Link to="/signup">{t('login.signup_link')}</Link>
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,73 @@
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { LIMITS } from '@kith/common';
+import { useSignIn } from '../features/auth/useSignIn';
+import { api } from '../lib/api';
+import { errorText } from '../lib/errors';
+import { showAlert, showError } from '../lib/notify';
+import ui from '../styles/ui.module.css';
+
+/** /password-reset?mail=&key=: choose a new password from the e-mailed link. */
+export default function PasswordReset() {
+  const { t } = useTranslation();
+  const signIn = useSignIn();
+  const [params] = useSearchParams();
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (password !== confirm) {
+      showAlert('errors.passwords_dont_match', 'danger');
+      return;
+    }
+    setBusy(true);
+    try {
+      const answer = await api.post<{ api_key: string }>('/api/new-password', {
+        mail: params.get('mail') ?? '',
+        key: params.get('key') ?? '',
+        password,
+      });
+      showAlert('password_reset.done');
+      // The reset rotates the key (contract §3.5): the returned one is the new key.
+      signIn(answer.api_key);
+    } catch (error) {
+      showError(errorText(t, error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (label: string, value: string, set: (value: string) => void, name: string) => (
+    <label className={ui.label}>
+      {label}
+      <input
+        className={ui.input}
+        type="password"
+        name={name}
+        autoComplete="new-password"
+        required
+        minLength={LIMITS.passwordMin}
+        maxLength={LIMITS.passwordMax}
+        value={value}
+        onChange={(event) => set(event.target.value)}
+      />
+    </label>
+  );
+
+  return (
+    <main className={ui.narrow}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+        <h1 className={ui.title}>{t('password_reset.title')}</h1>
+        <p className={ui.muted}>{params.get('mail')}</p>
+        {field(t('password_reset.new_password'), password, setPassword, 'password')}
+        {field(t('password_reset.confirm'), confirm, setConfirm, 'confirm')}
+        <button className={ui.button} type="submit" disabled={busy}>
+          {t('password_reset.submit')}
+        </button>
+      </form>
+    </main>
+  );
+}

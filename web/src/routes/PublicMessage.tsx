@@ -1,0 +1,29 @@
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { useParams } from 'react-router';
+import type { Message } from '../api/types';
+import { LoadError } from '../components/LoadError';
+import { Spinner } from '../components/Spinner';
+import { MessageContent } from '../features/messages/MessageContent';
+import { api } from '../lib/api';
+import ui from '../styles/ui.module.css';
+
+/** /public/{token}: a shared message, read-only, without avatar, author or actions. */
+export default function PublicMessage() {
+  const { token = '' } = useParams();
+  const { t } = useTranslation();
+  const message = useQuery({
+    queryKey: ['public', token],
+    queryFn: ({ signal }) => api.get<Message>(`/api/public/${encodeURIComponent(token)}`, signal),
+  });
+  if (message.isError) return <LoadError error={message.error} />;
+  if (message.data === undefined) return <Spinner />;
+  return (
+    <main className={ui.page}>
+      <article className={ui.card}>
+        <MessageContent message={message.data} />
+      </article>
+      <p className={ui.muted}>{t('public.shared_with_kith')}</p>
+    </main>
+  );
+}

@@ -1,0 +1,36 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useParams } from 'react-router';
+import type { Message } from '../api/types';
+import { LoadError } from '../components/LoadError';
+import { Spinner } from '../components/Spinner';
+import { api } from '../lib/api';
+import ui from '../styles/ui.module.css';
+
+/** /groups/{id}/random: opens a random message of the group. */
+export default function RandomMessage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const { t } = useTranslation();
+  const [state, setState] = useState<'loading' | 'empty' | { error: unknown }>('loading');
+  const called = useRef(false);
+
+  useEffect(() => {
+    if (called.current) return;
+    called.current = true;
+    api.get<Message | undefined>(`/api/groups/${id}/random`).then(
+      (message) => (message ? void navigate(`/messages/${message.id}`, { replace: true }) : setState('empty')),
+      (error: unknown) => setState({ error }),
+    );
+  }, [id, navigate]);
+
+  if (state === 'loading') return <Spinner />;
+  if (state === 'empty')
+    return (
+      <div className={ui.page}>
+        <p>{t('feed.empty')}</p>
+        <Link to={`/groups/${id}`}>{t('feed.back_to_group')}</Link>
+      </div>
+    );
+  return <LoadError error={state.error} />;
+}

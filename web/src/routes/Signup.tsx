@@ -1,0 +1,99 @@
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router';
+import { LIMITS } from '@kith/common';
+import { useSignIn } from '../features/auth/useSignIn';
+import { api } from '../lib/api';
+import { errorText } from '../lib/errors';
+import { showError } from '../lib/notify';
+import ui from '../styles/ui.module.css';
+
+/** Reads an invite key from a pasted invitation link or the bare key. */
+function inviteKeyOf(value: string): string {
+  const match = /\/invitation\/([^/?#\s]+)/.exec(value);
+  return (match?.[1] ?? value).trim();
+}
+
+/** /signup?inviteKey=: create an account (or join with an existing one) through an invitation. */
+export default function Signup() {
+  const { t } = useTranslation();
+  const signIn = useSignIn();
+  const [params] = useSearchParams();
+  const fromLink = params.get('inviteKey') ?? '';
+  const [inviteKey, setInviteKey] = useState(fromLink);
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const answer = await api.post<{ api_key: string; group?: string }>('/api/signup', {
+        login: login.trim().toLowerCase(),
+        password,
+        invite_key: inviteKeyOf(inviteKey),
+      });
+      signIn(answer.api_key, answer.group ? `/groups/${answer.group}` : '/');
+    } catch (error) {
+      showError(errorText(t, error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className={ui.narrow}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+        <h1 className={ui.title}>{t('signup.title')}</h1>
+        <p className={ui.muted}>{t('signup.welcome')}</p>
+        {fromLink === '' && (
+          <label className={ui.label}>
+            {t('signup.invitation')}
+            <input
+              className={ui.input}
+              name="inviteKey"
+              required
+              value={inviteKey}
+              onChange={(event) => setInviteKey(event.target.value)}
+            />
+          </label>
+        )}
+        <label className={ui.label}>
+          {t('login.email')}
+          <input
+            className={ui.input}
+            type="email"
+            name="login"
+            autoComplete="username"
+            required
+            maxLength={LIMITS.email}
+            value={login}
+            onChange={(event) => setLogin(event.target.value)}
+          />
+        </label>
+        <label className={ui.label}>
+          {t('login.password')}
+          <input
+            className={ui.input}
+            type="password"
+            name="password"
+            autoComplete="new-password"
+            required
+            minLength={LIMITS.passwordMin}
+            maxLength={LIMITS.passwordMax}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+          <span className={ui.muted}>{t('signup.password_hint', { min: LIMITS.passwordMin })}</span>
+        </label>
+        <button className={ui.button} type="submit" disabled={busy}>
+          {t('signup.submit')}
+        </button>
+        <p className={ui.muted}>
+          {t('signup.have_account')} <Link to="/login">{t('signup.login_link')}</Link>
+        </p>
+      </form>
+    </main>
+  );
+}

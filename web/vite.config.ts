@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The server writes `<base href>` into index.html (server/src/http/web.ts), so assets are linked
+// relatively and one build works at the site root and under any sub-path.
+export default defineConfig({
+  base: './',
+  plugins: [react()],
+  resolve: {
+    alias: { '@kith/common': fileURLToPath(new URL('../common/src/web.ts', import.meta.url)) },
+  },
+  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },
+  server: { proxy: { '/api': 'http://localhost:8080', '/files': 'http://localhost:8080' } },
+});
