@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { api, ApiError } from './api';
+import { clearSession, getApiKey, setApiKey } from './session';
+import { storage } from './storage';
+
+function answer(status: number, body?: unknown) {
+  return vi.fn(async () =>
+    body === undefined
+      ? new Response(null, { status })
+      : new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } }),
+  );
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  clearSession();
+});
+
+describe('api', () => {
+  it('sends the key as X-AUTH-TOKEN and JSON bodies', async () => {
+    setApiKey('key-1');
+    const fetch = answer(201, { id: 'm1' });
+    vi.stubGlobal('fetch', fetch);
+    expect(await api.post('/api/messages', { group: 'g' })).toEqual({ id: 'm1' });
+    const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe('/api/messages');
+    expect((init.headers as Record<string, string>)['X-AUTH-TOKEN']).toBe('key-1');
+    expect(init.body).toBe('{"group":"g"}');
+  });
+
+  it('sends no key for a visitor', async () => {
+    const fetch = answer(200, {});
+    vi.stubGlobal('fetch', fetch);
+    await api.get('/api/info');
+    const [, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    expect(init.headers).not.toHaveProperty('X-AUTH-TOKEN');
+  });
+
+  it('turns an error answer into an ApiError with its stable code', async () => {
+    vi.stubGlobal('fetch', answer(400, { code: 'empty_message', message: 'The message is empty.', field: 'data' }));
+    const error = await api.post('/api/messages', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 400, code: 'empty_message', field: 'data' });
+  });
+
+  it('checks the status, not the body: a 500 with JSON is still an error', async () => {
+    vi.stubGlobal('fetch', answer(500, { id: 'looks-like-success' }));
+    await expect(api.get('/api/me')).rejects.toMatchObject({ status: 500, code: 'http_500' });
+  });
+
+  it('answers undefined for 204', async () => {
+    vi.stubGlobal('fetch', answer(204));
+    expect(await api.delete('/api/messages/x')).toBeUndefined();
+  });
+
+  it('signs out when the key stopped working, and clears local storage', async () => {
+    setApiKey('stale');
+    storage.set('draft', 'hello');
+    vi.stubGlobal('fetch', answer(401, { code: 'invalid_api_key', message: 'Invalid API key' }));
+    await expect(api.get('/api/me')).rejects.toMatchObject({ code: 'invalid_api_key' });
+    expect(getApiKey()).toBeNull();
+    expect(storage.get('draft')).toBeNull();
+  });
+
+  it('reports a network failure as status 0', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
+    await expect(api.get('/api/me')).rejects.toMatchObject({ status: 0, code: 'network_error' });
+  });
+});
+
+describe('session', () => {
+  it('keeps the key in wrapped local storage', () => {
+    setApiKey('k');
+    const entry = storage.getEntry<string>('apiKey');
+    expect(entry?.data).toBe('k');
+    expect(typeof entry?.createdAt).toBe('number');
+    expect(entry?.metadata).toEqual({});
+  });
+});

@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { i18n, initI18n, setLanguage } from './i18n';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const srcDir = path.resolve(here, '..');
+const enUS = JSON.parse(readFileSync(path.resolve(srcDir, '../../locales/en_US.json'), 'utf8')) as {
+  web: Record<string, unknown>;
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
+  });
+}
+
+function has(key: string): boolean {
+  const [section, name] = key.split('.');
+  const texts = enUS.web[section ?? ''] as Record<string, string> | undefined;
+  if (texts === undefined || name === undefined) return false;
+  // A plural key exists as key_one / key_other.
+  return name in texts || `${name}_other` in texts;
+}
+
+describe('en_US web texts', () => {
+  it('has every key the client asks for', () => {
+    const used = new Set<string>();
+    for (const file of sources(srcDir)) {
+      const code = readFileSync(file, 'utf8');
+      for (const match of code.matchAll(/\b(?:t|showAlert)\(\s*'([a-z_]+\.[a-z_]+)'/g)) used.add(match[1]!);
+    }
+    expect(used.size).toBeGreaterThan(100);
+    expect([...used].filter((key) => !has(key))).toEqual([]);
+  });
+
+  it('has a text for every message kind the client builds a key for', () => {
+    for (const kind of ['image', 'video', 'audio', 'pdf']) expect(has(`composer.kind_${kind}`)).toBe(true);
+    for (const code of ['invalid_credentials', 'too_many_requests', 'invalid_invite_key', 'invalid_reset_key']) {
+      expect(has(`errors.${code}`)).toBe(true);
+    }
+  });
+});
+
+describe('language choice', () => {
+  beforeAll(async () => {
+    await initI18n('fr_FR');
+  });
+
+  it("starts in the page's default language, falling back to en_US texts where it has none", () => {
+    expect(i18n.language).toBe('fr_FR');
+    expect(document.documentElement.lang).toBe('fr-FR');
+    expect(i18n.t('errors.empty_message')).toBe('The message is empty and cannot be sent.');
+  });
+
+  it("switches to the user's language, and to en_US for an unknown code", async () => {
+    await setLanguage('de_DE');
+    expect(i18n.language).toBe('de_DE');
+    await setLanguage('xx_YY');
+    expect(i18n.language).toBe('en_US');
+    expect(document.documentElement.lang).toBe('en-US');
+  });
+
+  it('chooses plural forms with the language rules', async () => {
+    await setLanguage('en_US');
+    expect(i18n.t('feed.comments', { count: 1 })).toBe('1 comment');
+    expect(i18n.t('feed.comments', { count: 3 })).toBe('3 comments');
+  });
+});
