@@ -204,11 +204,13 @@ describe('groups and the feed', () => {
     let firstCardShown = false;
     const onRequest = (request: Request) => {
       if (!firstCardShown && request.url().includes('/api/groups/')) groupCalls.push(request.url());
+      console.log('REQ', Date.now() % 100000, request.url(), request.frame().url());
     };
     page.on('request', onRequest);
     await page.goto(`${kith.url}/groups/${feedId}`);
     const cards = page.locator('main article');
     await cards.first().waitFor({ state: 'visible' });
+    console.log('FIRST', Date.now() % 100000, await cards.count());
     firstCardShown = true;
     page.off('request', onRequest);
     expect(groupCalls.length, groupCalls.join('\n')).toBeGreaterThan(0);
