@@ -3,6 +3,7 @@
 import type { Browser, Dialog, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityViolations } from './axe.js';
 import { type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
 import { countOf, gone, textOf, visible } from './wait.js';
 
@@ -52,6 +53,7 @@ describe('two people in one group', () => {
     inviteUrl = await ana.page.getByTestId('invite-link').inputValue();
     expect(inviteUrl).toMatch(new RegExp(`^${kith.url}/invitation/[0-9a-f-]{36}$`));
     await screenshot(ana.page, 'desktop-empty-feed');
+    expect(await accessibilityViolations(ana.page)).toEqual([]);
   });
 
   it('the second person signs up through that link on a phone', async () => {
@@ -78,6 +80,7 @@ describe('two people in one group', () => {
     const send = ana.page.getByRole('button', { name: 'Send' });
     await countOf(ana.page.locator('[data-status="ready"]')).toBe(1);
     await screenshot(ana.page, 'desktop-composer');
+    expect(await accessibilityViolations(ana.page)).toEqual([]);
     await send.click();
     await ana.page.waitForURL(/\/messages\/[0-9a-f-]{36}$/);
     messageUrl = ana.page.url();
@@ -106,6 +109,7 @@ describe('two people in one group', () => {
     await visible(ben.page.getByRole('link', { name: /Beach day/ }));
     await textOf(badge(ben.page)).toBe('1');
     await screenshot(ben.page, 'phone-feed');
+    expect(await accessibilityViolations(ben.page)).toEqual([]);
     await ben.page.getByRole('link', { name: /Beach day/ }).click();
     await ben.page.waitForURL(messageUrl);
     // Opening the message reads its notification.
@@ -114,6 +118,7 @@ describe('two people in one group', () => {
     await ben.page.getByRole('button', { name: 'Comment' }).click();
     await visible(ben.page.getByRole('region', { name: 'Comments' }).getByText('Lovely!'));
     await screenshot(ben.page, 'phone-message');
+    expect(await accessibilityViolations(ben.page)).toEqual([]);
   });
 
   it('the author gets the notification live, reads it, and lands on the comment', async () => {
@@ -123,6 +128,7 @@ describe('two people in one group', () => {
     await screenshot(ana.page, 'desktop-feed');
     await ana.page.getByRole('button', { name: /Notifications/ }).click();
     await screenshot(ana.page, 'desktop-notifications');
+    expect(await accessibilityViolations(ana.page)).toEqual([]);
     await ana.page.getByRole('button', { name: /ben commented on “Beach day”/ }).click();
     await ana.page.waitForURL(/\/messages\/[0-9a-f-]{36}\/[0-9a-f-]{36}$/);
     await gone(badge(ana.page));
