@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
-import { useFeed, useGroup, useInfo, useNotifications } from '../api/queries';
+import { useFeed, useMe, useNotifications } from '../api/queries';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { MessageCard } from '../features/feed/MessageCard';
@@ -16,8 +16,9 @@ import styles from './GroupFeed.module.css';
 export default function GroupFeed() {
   const { id = '' } = useParams();
   const { t } = useTranslation();
-  const group = useGroup(id);
-  const info = useInfo();
+  // The name comes from the user's group list, so the feed needs no other call (contract §11.1).
+  const { data: me } = useMe();
+  const groupName = me?.groups.find((group) => group.id === id)?.name ?? '';
   const feed = useFeed(id);
   const { data: notifications = [] } = useNotifications();
   const [visible, setVisible] = useState(() => initialVisibleCount(window.innerWidth, window.innerHeight));
@@ -58,23 +59,20 @@ export default function GroupFeed() {
   }, [onScroll, loaded]);
 
   if (feed.isError) return <LoadError error={feed.error} onRetry={() => void feed.refetch()} />;
-  const showInvite = info.data?.show.group_invitation_links !== false && group.data?.secretKey !== undefined;
 
   return (
     <div className={styles.page}>
       <header className={styles.header}>
-        <h1 className={styles.name}>{group.data?.name ?? ''}</h1>
+        <h1 className={styles.name}>{groupName}</h1>
         <div className={ui.row}>
-          {showInvite && (
-            <button
-              type="button"
-              className={ui.buttonSecondary}
-              onClick={() => setInviteOpen((open) => !open)}
-              aria-expanded={inviteOpen}
-            >
-              {t('group.invite')}
-            </button>
-          )}
+          <button
+            type="button"
+            className={ui.buttonSecondary}
+            onClick={() => setInviteOpen((open) => !open)}
+            aria-expanded={inviteOpen}
+          >
+            {t('group.invite')}
+          </button>
           {loaded > 0 && (
             <Link className={ui.buttonSecondary} to={`/groups/${id}/random`}>
               {t('group.random')}
@@ -82,7 +80,7 @@ export default function GroupFeed() {
           )}
         </div>
       </header>
-      {inviteOpen && group.data?.secretKey && <InvitePanel groupId={id} secretKey={group.data.secretKey} />}
+      {inviteOpen && <InvitePanel groupId={id} />}
       {feed.isPending ? (
         <Spinner />
       ) : loaded === 0 ? (
@@ -97,6 +95,7 @@ export default function GroupFeed() {
           {cards.slice(0, visible).map((card) => (
             <MessageCard
               key={card.id}
+              backUrl={`/groups/${id}`}
               message={card}
               isNew={card.unread === true || isMessageNew(notifications, card.id)}
             />

@@ -10,6 +10,7 @@ import { Writer } from '../features/composer/Writer';
 import { Breadcrumbs } from '../features/messages/Breadcrumbs';
 import { Comments } from '../features/messages/Comments';
 import { MessageView } from '../features/messages/MessageView';
+import { useRouteState } from '../features/layout/useRouteState';
 import { useNotificationActions } from '../features/notifications/useNotificationActions';
 import { matchingUnread } from '../lib/newness';
 import ui from '../styles/ui.module.css';
@@ -18,6 +19,7 @@ import styles from './MessagePage.module.css';
 /** /messages/{id} and /messages/{id}/{child_id}: a message, its comments and the reply box. */
 export default function MessagePage() {
   const { id = '', childId } = useParams();
+  const { backUrl } = useRouteState();
   const [params] = useSearchParams();
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -54,7 +56,11 @@ export default function MessagePage() {
         <MessageView
           message={data}
           onDeleted={() =>
-            void navigate(data.parent ? `/messages/${data.parent.id}` : data.group ? `/groups/${data.group.id}` : '/')
+            void navigate(
+              data.parent
+                ? `/messages/${data.parent.id}`
+                : (backUrl ?? (data.group ? `/groups/${data.group.id}` : '/')),
+            )
           }
         />
       </article>

@@ -27,14 +27,14 @@ function CommentIcon({ filled }: { filled: boolean }) {
  * A group-feed card: author avatar, title or relative date, text or image preview, and the comment
  * count with a filled icon when there is something new (product spec §2).
  */
-export function MessageCard({ message, isNew }: { message: MessagePreview; isNew: boolean }) {
+export function MessageCard({ message, isNew, backUrl }: { message: MessagePreview; isNew: boolean; backUrl: string }) {
   const { t, i18n } = useTranslation();
   const title = message.data.title?.trim();
   const text = message.data.text?.trim() ?? '';
   const when = formatRelativeTime(relativeTime(message.lastActivityDate, Date.now()), t, bcp47(i18n.language));
   return (
     <article className={styles.card}>
-      <Link to={`/messages/${message.id}`} className={styles.link}>
+      <Link to={`/messages/${message.id}`} state={{ backUrl }} className={styles.link}>
         {message.preview ? (
           <img
             className={styles.picture}

@@ -1,12 +1,27 @@
 import { useTranslation } from 'react-i18next';
+import { useGroup } from '../../api/queries';
+import { Spinner } from '../../components/Spinner';
 import { absoluteUrl } from '../../lib/config';
 import { showAlert } from '../../lib/notify';
 import ui from '../../styles/ui.module.css';
 
-/** The group's invitation link, built from the base URL (contract §1.1), with a copy button. */
-export function InvitePanel({ secretKey }: { groupId: string; secretKey: string }) {
+/**
+ * The group's invitation link, built from the base URL (contract §1.1), with a copy button. The
+ * group is read only when the panel opens, so the feed itself costs no extra call.
+ */
+export function InvitePanel({ groupId }: { groupId: string }) {
   const { t } = useTranslation();
-  const link = absoluteUrl(`/invitation/${secretKey}`);
+  const group = useGroup(groupId);
+  if (group.data === undefined) return group.isError ? null : <Spinner />;
+  // The instance may hide invitation links (contract §2.3): then there is no key to show.
+  if (group.data.secretKey === undefined) {
+    return (
+      <div className={ui.card} style={{ marginBottom: 16 }}>
+        <p>{t('group.invite_disabled')}</p>
+      </div>
+    );
+  }
+  const link = absoluteUrl(`/invitation/${group.data.secretKey}`);
   const copy = () => {
     navigator.clipboard.writeText(link).then(
       () => showAlert('group.invite_copied'),
@@ -22,7 +37,7 @@ export function InvitePanel({ secretKey }: { groupId: string; secretKey: string 
           readOnly
           value={link}
           aria-label={t('group.invite_link')}
-          onFocus={(e) => e.target.select()}
+          onFocus={(event) => event.target.select()}
           data-testid="invite-link"
         />
         <button type="button" className={ui.button} onClick={copy}>

@@ -1,18 +1,17 @@
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation } from 'react-router';
+import { Link } from 'react-router';
 import { useMessage } from '../../api/queries';
 import type { Me } from '../../api/types';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import dropdown from '../../components/Dropdown.module.css';
-import { parseRoute } from '../../lib/route';
 import { NotificationsMenu } from '../notifications/NotificationsMenu';
 import styles from './Nav.module.css';
+import { useRouteState } from './useRouteState';
 
 /** The group the screen is about: the feed's, or the open message's. */
 function useCurrentGroupId(): string | null {
-  const location = useLocation();
-  const { route, id } = parseRoute(location.pathname);
+  const { route, id } = useRouteState();
   // Same cache entry as the message screen: no second request.
   const message = useMessage(route === 'messages' && id !== null ? id : undefined);
   if (route === 'groups' && id !== null) return id;
