@@ -138,6 +138,17 @@ describe('two people in one group', () => {
     expect(await ana.page.locator(`#comment-${childId}`).getAttribute('class')).toMatch(/highlighted/);
   });
 
+  it('a comment written while the author reads the thread appears live and is read at once', async () => {
+    await ben.page.getByLabel('Reply').fill('See you next summer');
+    await ben.page.getByRole('button', { name: 'Comment' }).click();
+    await visible(ana.page.getByRole('region', { name: 'Comments' }).getByText('See you next summer'));
+    // The notification arrived and was marked read because its message is on screen.
+    await ana.page.getByRole('button', { name: /Notifications/ }).click();
+    await visible(ana.page.getByRole('button', { name: /ben commented on/ }).nth(1));
+    await gone(badge(ana.page));
+    await ana.page.keyboard.press('Escape');
+  });
+
   it('the author edits the message', async () => {
     await ana.page.goto(messageUrl);
     await ana.page.getByRole('button', { name: 'Message actions' }).first().click();
@@ -151,8 +162,9 @@ describe('two people in one group', () => {
   it('the other cannot edit or delete it', async () => {
     await ben.page.goto(messageUrl);
     await visible(ben.page.getByRole('heading', { name: 'Beach day, again' }));
-    // Ben's only actions menu is on his own comment.
-    await countOf(ben.page.getByRole('button', { name: 'Message actions' })).toBe(1);
+    // Ben's only actions menus are on his own two comments.
+    await countOf(ben.page.getByRole('button', { name: 'Message actions' })).toBe(2);
+    await countOf(ben.page.locator('article').getByRole('button', { name: 'Message actions' })).toBe(0);
   });
 
   it('the author deletes it after confirming', async () => {
