@@ -37,6 +37,15 @@ describe('en_US web texts', () => {
     expect([...used].filter((key) => !has(key))).toEqual([]);
   });
 
+  it('has no empty text (i18next would show the key instead)', () => {
+    const empty = Object.entries(enUS.web).flatMap(([section, texts]) =>
+      Object.entries(texts as Record<string, string>)
+        .filter(([, text]) => text.trim() === '')
+        .map(([name]) => `${section}.${name}`),
+    );
+    expect(empty).toEqual([]);
+  });
+
   it('has a text for every message kind the client builds a key for', () => {
     for (const kind of ['image', 'video', 'audio', 'pdf']) expect(has(`composer.kind_${kind}`)).toBe(true);
     for (const code of ['invalid_credentials', 'too_many_requests', 'invalid_invite_key', 'invalid_reset_key']) {

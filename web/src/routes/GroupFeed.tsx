@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useFeed, useMe, useNotifications } from '../api/queries';
@@ -35,28 +35,29 @@ export default function GroupFeed() {
     if (shouldFetchMore(visible, loaded, hasMore) && !isFetchingNextPage) void fetchNextPage();
   }, [visible, loaded, hasMore, isFetchingNextPage, fetchNextPage]);
 
-  const onScroll = useCallback(() => {
-    const metrics = {
-      scrollTop: window.scrollY,
-      viewportHeight: window.innerHeight,
-      contentHeight: document.documentElement.scrollHeight,
-    };
-    if (isNearBottom(metrics)) setVisible((count) => count + FEED_STEP);
-  }, []);
-
   useEffect(() => {
-    // The scroll handler is throttled to 100 ms (product spec §7).
-    const handler = throttle(onScroll, 100);
+    // Near the bottom, 10 more cards show; the handler is throttled to 100 ms (product spec §4, §7).
+    const handler = throttle(() => {
+      const metrics = {
+        scrollTop: window.scrollY,
+        viewportHeight: window.innerHeight,
+        contentHeight: document.documentElement.scrollHeight,
+      };
+      if (window.scrollY > 0 && isNearBottom(metrics)) setVisible((count) => count + FEED_STEP);
+    }, 100);
     window.addEventListener('scroll', handler, { passive: true });
-    window.addEventListener('resize', handler, { passive: true });
-    // A short first page may not fill the screen: check once without scrolling.
-    handler();
     return () => {
       handler.cancel();
       window.removeEventListener('scroll', handler);
-      window.removeEventListener('resize', handler);
     };
-  }, [onScroll, loaded]);
+  }, []);
+
+  useEffect(() => {
+    // A screen taller than the cards shown cannot scroll, so no scroll would ever reveal more.
+    if (loaded > 0 && visible < loaded && document.documentElement.scrollHeight <= window.innerHeight) {
+      setVisible((count) => count + FEED_STEP);
+    }
+  }, [visible, loaded]);
 
   if (feed.isError) return <LoadError error={feed.error} onRetry={() => void feed.refetch()} />;
 

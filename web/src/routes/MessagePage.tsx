@@ -1,6 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { keys, useMessage, useNotifications } from '../api/queries';
 import type { Message } from '../api/types';
@@ -21,7 +20,6 @@ export default function MessagePage() {
   const { id = '', childId } = useParams();
   const { backUrl } = useRouteState();
   const [params] = useSearchParams();
-  const { t } = useTranslation();
   const navigate = useNavigate();
   const client = useQueryClient();
   const message = useMessage(id);
@@ -77,7 +75,6 @@ export default function MessagePage() {
           />
         </div>
       )}
-      <p className={ui.muted}>{data.children.length === 0 && t('comments.none')}</p>
     </div>
   );
 }
