@@ -14,6 +14,9 @@ export function useUploads(initial: RemoteFile[] = []) {
     uploadsReducer([], { type: 'reset', remotes }),
   );
   const running = useRef<string | null>(null);
+  // Live file events by id. A fast conversion can report "ready" before the upload's own answer is
+  // handled; that event is replayed once the answer arrives, so the file does not stay "not ready".
+  const latest = useRef(new Map<string, FileObject>());
 
   useEffect(() => {
     const key = nextToStart(files);
@@ -22,7 +25,11 @@ export function useUploads(initial: RemoteFile[] = []) {
     running.current = key;
     dispatch({ type: 'start', key });
     uploadFile<FileObject>(entry.local, entry.name, (percent) => dispatch({ type: 'progress', key, percent }))
-      .then((remote) => dispatch({ type: 'done', key, remote }))
+      .then((remote) => {
+        dispatch({ type: 'done', key, remote });
+        const later = latest.current.get(remote.id);
+        if (later !== undefined) dispatch({ type: 'remoteUpdate', remote: later });
+      })
       .catch(() => {
         dispatch({ type: 'failed', key });
         showAlert('errors.error_upload', 'danger');
@@ -33,8 +40,11 @@ export function useUploads(initial: RemoteFile[] = []) {
   }, [files]);
 
   useEffect(() => {
-    const onFile = (event: Event) =>
-      dispatch({ type: 'remoteUpdate', remote: (event as CustomEvent<FileObject>).detail });
+    const onFile = (event: Event) => {
+      const file = (event as CustomEvent<FileObject>).detail;
+      latest.current.set(file.id, file);
+      dispatch({ type: 'remoteUpdate', remote: file });
+    };
     fileEvents.addEventListener('file', onFile);
     return () => fileEvents.removeEventListener('file', onFile);
   }, []);
