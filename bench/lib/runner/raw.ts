@@ -1,0 +1,348 @@
+/**
+ * The `raw_ms` baseline (issue 7, item 3): the SQL of each read scenario run directly on the database,
+ * outside the server, on a separate read-only connection. Each function below mirrors the queries the
+ * server issues for that answer (named in its comment), with the same tables, filters, order and
+ * limits, and binds values as parameters the way Kysely does. The API-key lookup and the membership
+ * check that every request also makes are left out: `raw_ms` is the cost of the answer's own data.
+ * Queries run one after the other, where the server runs some of them concurrently.
+ */
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { firstUrlInText } from '../../../server/dist/features/links/urls.js';
+import { tsqueryText } from '../../../server/dist/search/postgres-fts.js';
+import { ftsQuery } from '../../../server/dist/search/sqlite-fts.js';
+import { parseSearchTerms } from '../../../server/dist/search/terms.js';
+import type { DbKind, Manifest } from './types.ts';
+
+type Row = Record<string, unknown>;
+
+/** A value list that expands to `?, ?, …` (SQL `in (…)`), as Kysely does for `where(x, 'in', ids)`. */
+interface List {
+  list: readonly unknown[];
+}
+export const list = (values: readonly unknown[]): List => ({ list: values });
+const isList = (value: unknown): value is List =>
+  typeof value === 'object' && value !== null && 'list' in value && Array.isArray((value as List).list);
+
+export interface RawDb {
+  dialect: DbKind;
+  /** Runs SQL written with `?` placeholders; a `list(...)` parameter expands into several. */
+  all(sql: string, params?: unknown[]): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+function expand(sql: string, params: unknown[], dialect: DbKind): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  let index = 0;
+  const text = sql.replace(/\?/g, () => {
+    const param = params[index++];
+    const items = isList(param) ? param.list : [param];
+    if (items.length === 0) throw new Error('an empty list cannot be bound');
+    return items
+      .map((item) => {
+        values.push(item);
+        return dialect === 'postgres' ? `$${values.length}` : '?';
+      })
+      .join(', ');
+  });
+  if (index !== params.length) throw new Error(`expected ${index} parameters, got ${params.length}`);
+  return { text, values };
+}
+
+/** Opens the manifest's database read-only, beside the running server. */
+export async function openRawDb(manifest: Manifest): Promise<RawDb> {
+  if (manifest.databaseUrl.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: manifest.databaseUrl });
+    await client.connect();
+    await client.query('set default_transaction_read_only = on');
+    return {
+      dialect: 'postgres',
+      async all(sql, params = []) {
+        const { text, values } = expand(sql, params, 'postgres');
+        return (await client.query<Row>(text, values)).rows;
+      },
+      close: () => client.end(),
+    };
+  }
+  const file = manifest.databaseUrl.startsWith('sqlite:')
+    ? manifest.databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '')
+    : `${manifest.dataDir}/kith.db`;
+  const db = new SQLite(file, { readonly: true, fileMustExist: true });
+  const statements = new Map<string, SQLite.Statement<unknown[], Row>>();
+  return {
+    dialect: 'sqlite',
+    async all(sql, params = []) {
+      const { text, values } = expand(sql, params, 'sqlite');
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = db.prepare<unknown[], Row>(text);
+        statements.set(text, statement);
+      }
+      return statement.all(...values);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+// ---- Building blocks, each mirroring one server function -------------------------------------
+
+/** Mirrors `findMessageViews` (server/src/features/messages/queries.ts). */
+function messageViews(db: RawDb, ids: string[]): Promise<Row[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.all(
+    `select m.*, g.name as group_name, a.name as author_name, a.avatar_id as author_avatar_id
+     from messages as m
+     inner join groups as g on g.id = m.group_id
+     left join users as a on a.id = m.author_id
+     where m.id in (?)`,
+    [list(ids)],
+  );
+}
+
+/** Mirrors `childCounts` (features/messages/queries.ts). */
+function childCounts(db: RawDb, ids: string[]): Promise<Row[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.all(`select parent_id, count(*) as n from messages where parent_id in (?) group by parent_id`, [list(ids)]);
+}
+
+/** Mirrors `childrenOf` (features/messages/queries.ts). */
+function childrenOf(db: RawDb, ids: string[]): Promise<Row[]> {
+  return db.all(`select id, parent_id from messages where parent_id in (?) order by created_at, id`, [list(ids)]);
+}
+
+/** Mirrors `filesOfMessages` (features/files/queries.ts), used by `presentedFilesOf`. */
+function filesOfMessages(db: RawDb, ids: string[]): Promise<Row[]> {
+  return db.all(
+    `select f.*, mf.message_id from message_files as mf inner join files as f on f.id = mf.file_id
+     where mf.message_id in (?) order by mf.message_id, mf.position`,
+    [list(ids)],
+  );
+}
+
+/** Mirrors `linkPreviewsOf` (features/messages/queries.ts): no query when no text has a URL. */
+async function linkPreviewsOf(db: RawDb, messages: Row[]): Promise<Row[]> {
+  const urls = new Set<string>();
+  for (const m of messages) {
+    const url = firstUrlInText(typeof m.text === 'string' ? m.text : null);
+    if (url !== null) urls.add(url);
+  }
+  if (urls.size === 0) return [];
+  return db.all(
+    `select f.*, l.url as link_url from links as l inner join files as f on f.id = l.preview_file_id
+     where l.url in (?)`,
+    [list([...urls])],
+  );
+}
+
+/** Mirrors `previewsOf` (features/messages/queries.ts): first files, then link previews of the rest. */
+async function previewsOf(db: RawDb, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const first = await db.all(
+    `select f.*, mf.message_id from message_files as mf inner join files as f on f.id = mf.file_id
+     where mf.message_id in (?) and mf.position = ?`,
+    [list(ids), 0],
+  );
+  const have = new Set(first.map((r) => r.message_id));
+  const missing = ids.filter((id) => !have.has(id));
+  if (missing.length === 0) return;
+  const texts = await db.all(`select id, text from messages where id in (?) and is_deleted = ?`, [list(missing), 0]);
+  await linkPreviewsOf(db, texts);
+}
+
+const ids = (rows: Row[], key = 'id'): string[] => rows.map((r) => String(r[key]));
+
+// ---- Scenarios ---------------------------------------------------------------------------------
+
+/** What a raw scenario returns: the ids it found, compared with the API's answer as a sanity check. */
+export interface RawAnswer {
+  ids: string[];
+  total?: number;
+}
+
+/** Mirrors `groupPage` (features/messages/feed.ts): `frontMessagesQuery` page 0, then `countFrontMessages`. */
+async function groupPage(db: RawDb, groupId: string): Promise<RawAnswer> {
+  const rows = await db.all(
+    `select id from messages where group_id = ? and is_in_front = ?
+     order by last_activity_date desc, id desc limit ? offset ?`,
+    [groupId, 1, 30, 0],
+  );
+  const count = await db.all(`select count(*) as n from messages where group_id = ? and is_in_front = ?`, [groupId, 1]);
+  return { ids: ids(rows), total: Number(count[0]?.n ?? 0) };
+}
+
+/**
+ * Mirrors `groupFeed` (features/messages/feed.ts) without a cursor: the page (30 + 1), the cards
+ * (`findMessageViews`), `childCounts`, `unreadThreadIds`, `countFrontMessages` and `previewsOf`.
+ */
+async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
+  const rows = await db.all(
+    `select id, last_activity_date from messages where group_id = ? and is_in_front = ?
+     order by last_activity_date desc, id desc limit ?`,
+    [groupId, 1, 31],
+  );
+  const shown = ids(rows).slice(0, 30);
+  await messageViews(db, shown);
+  await childCounts(db, shown);
+  await db.all(
+    `select m.id, m.lineage from notifications as n inner join messages as m on m.id = n.target
+     where n.user_id = ? and n.read = ? and n.from_group_id = ? and n.type in (?)
+     order by n.created_at desc limit ?`,
+    [userId, 0, groupId, list(['new_message', 'new_comment']), 1000],
+  );
+  const count = await db.all(`select count(*) as n from messages where group_id = ? and is_in_front = ?`, [groupId, 1]);
+  await previewsOf(db, shown);
+  return { ids: shown, total: Number(count[0]?.n ?? 0) };
+}
+
+/** Mirrors `messageAnswer` (features/messages/service.ts): the view, its children, files and link preview. */
+async function messageDetail(db: RawDb, id: string): Promise<RawAnswer> {
+  const views = await messageViews(db, [id]);
+  const children = await childrenOf(db, [id]);
+  await filesOfMessages(db, [id]);
+  await linkPreviewsOf(db, views);
+  return { ids: ids(children) };
+}
+
+/** Mirrors `SqliteFtsIndex.search` / `PostgresFtsIndex.search` (server/src/search/): the ranked hits. */
+async function search(db: RawDb, groupId: string, text: string, limit = 100): Promise<RawAnswer> {
+  const terms = parseSearchTerms(text, '');
+  if (terms.terms.length === 0) return { ids: [], total: 0 };
+  let rows: Row[];
+  if (db.dialect === 'sqlite') {
+    rows = await db.all(
+      `with hits as materialized (
+         select message_id, -bm25(message_search, 0, 0, 3, 2, 1) as score
+         from message_search
+         where message_search match ?
+       )
+       select hits.message_id, hits.score, count(*) over () as total
+       from hits
+       join messages m on m.id = hits.message_id
+       where m.group_id = ? and m.is_deleted = 0
+       order by hits.score desc, m.last_activity_date desc, m.id desc
+       limit ?`,
+      [ftsQuery(groupId, terms), groupId, limit],
+    );
+  } else {
+    const hashtagFilter = terms.hashtags.length > 0 ? 'and s.hashtags @> ?::text[]' : '';
+    const params: unknown[] = [
+      '{0.1, 0.333, 0.667, 1}',
+      tsqueryText(terms),
+      groupId,
+      tsqueryText(terms),
+      ...(terms.hashtags.length > 0 ? [terms.hashtags] : []),
+      groupId,
+      groupId,
+      limit,
+    ];
+    rows = await db.all(
+      `select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?))) as score,
+         count(*) over () as total
+       from message_search s
+       join messages m on m.id = s.message_id
+       where s.document @@ (quote_literal('@' || ?::text)::tsquery && to_tsquery('simple', kith_unaccent(?)))
+         ${hashtagFilter}
+         and s.group_id = ?
+         and m.group_id = ?
+         and m.is_deleted = 0
+       order by score desc, m.last_activity_date desc, m.id desc
+       limit ?`,
+      params,
+    );
+  }
+  return { ids: ids(rows, 'message_id'), total: Number(rows[0]?.total ?? 0) };
+}
+
+/** Mirrors `listNotifications` (features/notifications/queries.ts) with `selectNotifications`' joins. */
+async function notifications(db: RawDb, userId: string, limit: number): Promise<RawAnswer> {
+  const rows = await db.all(
+    `select n.id, n.user_id, n.type, n.created_at, n.read, n.target, n.data, n.from_user_id, n.from_group_id,
+       n.from_message_id, n.title, fu.name as from_user_name, fu.avatar_id as from_user_avatar_id,
+       fg.name as from_group_name, fma.name as parent_author_name
+     from notifications as n
+     left join users as fu on fu.id = n.from_user_id
+     left join groups as fg on fg.id = n.from_group_id
+     left join messages as fm on fm.id = n.from_message_id
+     left join users as fma on fma.id = fm.author_id
+     where n.user_id = ?
+     order by n.created_at desc, n.id desc
+     limit ?`,
+    [userId, limit],
+  );
+  return { ids: ids(rows) };
+}
+
+/** Mirrors `listBookmarks` with `expand=message` (features/bookmarks/service.ts): the list, then the cards. */
+async function bookmarks(db: RawDb, userId: string, limit: number): Promise<RawAnswer> {
+  const rows = await db.all(
+    `select b.id, b.user_id, b.message_id, b.created_at
+     from bookmarks as b
+     inner join messages as m on m.id = b.message_id
+     inner join memberships as ms on ms.group_id = m.group_id and ms.user_id = ?
+     where b.user_id = ? and m.is_deleted = ?
+     order by b.created_at desc, b.id desc
+     limit ?`,
+    [userId, userId, 0, limit],
+  );
+  const messageIds = ids(rows, 'message_id');
+  await messageViews(db, messageIds);
+  await childCounts(db, messageIds);
+  await previewsOf(db, messageIds);
+  return { ids: ids(rows) };
+}
+
+/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the token, the view, files, link preview. */
+async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
+  const row = await db.all(`select id from messages where public_token = ? and is_deleted = ?`, [token, 0]);
+  const found = ids(row);
+  if (found.length === 0) return { ids: [] };
+  const views = await messageViews(db, found);
+  await filesOfMessages(db, found);
+  await linkPreviewsOf(db, views);
+  return { ids: found };
+}
+
+/** The raw query set of each read scenario, by scenario name. Scenarios absent here get `raw_ms: null`. */
+export function rawScenarios(manifest: Manifest): Record<string, (db: RawDb) => Promise<RawAnswer>> {
+  const big = manifest.bigGroup.id;
+  const reader = manifest.bigGroup.members[0]?.id ?? '';
+  const s = manifest.search;
+  return {
+    page: (db) => groupPage(db, big),
+    feed: (db) => groupFeed(db, big, reader),
+    message: (db) => messageDetail(db, manifest.messageWith20Comments.id),
+    'search-rare': (db) => search(db, s.groupId, s.rare),
+    'search-mid': (db) => search(db, s.groupId, s.mid),
+    'search-common': (db) => search(db, s.groupId, s.common),
+    'search-hashtag': (db) => search(db, s.groupId, s.hashtag),
+    'search-two-words': (db) => search(db, s.groupId, s.twoWords),
+    notifications: (db) => notifications(db, manifest.notificationsUser.id, 21),
+    bookmarks: (db) => bookmarks(db, manifest.bookmarksUser.id, 1001),
+    public: (db) => publicMessage(db, manifest.publicToken),
+  };
+}
+
+/**
+ * Median wall time (ms) of `run`, after one untimed run: at least `minRuns` runs, more while the
+ * time budget lasts (at most `maxRuns`).
+ */
+export async function timeMedian(
+  run: () => Promise<unknown>,
+  options: { minRuns: number; maxRuns: number; budgetMs: number },
+): Promise<number> {
+  await run();
+  const times: number[] = [];
+  const started = performance.now();
+  while (
+    times.length < options.minRuns ||
+    (times.length < options.maxRuns && performance.now() - started < options.budgetMs)
+  ) {
+    const t0 = performance.now();
+    await run();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor((times.length - 1) / 2)] ?? 0;
+}

@@ -1,0 +1,122 @@
+// Web metrics of issue 7 (item 4), measured in Debian's chromium on the seeded data: what the first
+// screen downloads, how many API calls the big group's feed needs, and when its first card paints.
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+
+export interface WebMetrics {
+  /** JS and CSS of the first screen, gzipped, in KB (1000 bytes). */
+  first_screen_gz_kb: number;
+  /** API calls made before the first card is painted (the live event stream and images excluded). */
+  feed_api_calls: number;
+  /** Bytes of those API answers. */
+  feed_api_bytes: number;
+  /** Time from navigation start to the first feed card painted, in ms (median of the runs). */
+  feed_paint_ms: number;
+}
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+// Installed before any page script: notes when the first feed card is added, then when the frame
+// that shows it is painted (two animation frames later).
+const PAINT_PROBE = `
+  window.__kithFirstCard = null;
+  new MutationObserver((records, observer) => {
+    if (document.querySelector('main article')) {
+      observer.disconnect();
+      requestAnimationFrame(() => requestAnimationFrame(() => { window.__kithFirstCard = performance.now(); }));
+    }
+  }).observe(document, { childList: true, subtree: true });
+`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Opens the big group's feed as one of its members and measures it (cold cache each run). */
+export async function measureWeb(options: {
+  url: string;
+  groupId: string;
+  apiKey: string;
+  runs?: number;
+}): Promise<WebMetrics> {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+  try {
+    const paints: number[] = [];
+    let firstScreenBytes = 0;
+    let apiCalls = 0;
+    let apiBytes = 0;
+    const runs = options.runs ?? 5;
+    for (let run = 0; run < runs; run++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      // Signed in the way the client keeps it: the key in a wrapped local storage entry.
+      const entry = JSON.stringify({ data: options.apiKey, createdAt: Date.now(), metadata: {} });
+      await context.addInitScript(`localStorage.setItem('apiKey', ${JSON.stringify(entry)});`);
+      await context.addInitScript(PAINT_PROBE);
+      const page = await context.newPage();
+      const assets: Promise<number>[] = [];
+      const api: Promise<number>[] = [];
+      let painted = false;
+      page.on('response', (response) => {
+        if (painted) return;
+        const url = new URL(response.url());
+        const type = response.request().resourceType();
+        if (type === 'script' || type === 'stylesheet') {
+          assets.push(
+            response.body().then(
+              (body) => gzipSync(body, { level: 9 }).length,
+              () => 0,
+            ),
+          );
+        } else if (
+          url.pathname.includes('/api/') &&
+          !url.pathname.includes('/api/events') &&
+          !url.pathname.includes('/api/images/')
+        ) {
+          api.push(
+            response.body().then(
+              (body) => body.length,
+              () => 0,
+            ),
+          );
+        }
+      });
+      await page.goto(`${options.url}/groups/${options.groupId}`);
+      await page.waitForFunction(
+        () => (globalThis as unknown as { __kithFirstCard: number | null }).__kithFirstCard !== null,
+        null,
+        {
+          timeout: 30_000,
+        },
+      );
+      painted = true;
+      paints.push(await page.evaluate(() => (globalThis as unknown as { __kithFirstCard: number }).__kithFirstCard));
+      if (run === 0) {
+        firstScreenBytes = (await Promise.all(assets)).reduce((a, b) => a + b, 0);
+        const sizes = await Promise.all(api);
+        apiCalls = sizes.length;
+        apiBytes = sizes.reduce((a, b) => a + b, 0);
+      }
+      await context.close();
+    }
+    return {
+      first_screen_gz_kb: Math.round(firstScreenBytes / 100) / 10,
+      feed_api_calls: apiCalls,
+      feed_api_bytes: apiBytes,
+      feed_paint_ms: Math.round(median(paints)),
+    };
+  } finally {
+    await browser.close();
+  }
+}

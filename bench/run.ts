@@ -1,0 +1,454 @@
+/**
+ * `node bench/run.ts --scale small|full [--db sqlite|postgres] [--duration S] [--connections N] [--smoke]`
+ *
+ * Load scenarios against a real server process on loopback (issue 7, items 2, 3, 5 and 6), on the
+ * data `bench/seed.ts` generated, with the baselines measured in the same run: a bare node:http
+ * server answering a body of the feed's size (`baseline_rps`, `ratio`) and each read scenario's SQL
+ * run directly on the database (`raw_ms`). Prints a table and writes `bench/results/latest.json`
+ * (`smoke.json` for `--smoke`). Exits non-zero when a scenario had errors or no answers.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { readArgs } from './lib/runner/args.ts';
+import { measureBaseline } from './lib/runner/baseline.ts';
+import { runEvents } from './lib/runner/events.ts';
+import { runLoad, type LoadRequest } from './lib/runner/load.ts';
+import { list, openRawDb, rawScenarios, timeMedian, type RawAnswer, type RawDb } from './lib/runner/raw.ts';
+import { formatTable, round } from './lib/runner/report.ts';
+import { deleteBenchPosts, loadScenarios, type LoadScenario } from './lib/runner/scenarios.ts';
+import { rssMb, startServer, type RunningServer } from './lib/runner/server.ts';
+import type { Manifest, RunContext, ScenarioResult } from './lib/runner/types.ts';
+import * as web from './lib/runner/web.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends one request of a scenario outside the load, for checks and warm-up. */
+async function send(url: string, request: LoadRequest): Promise<{ status: number; body: string }> {
+  const init: RequestInit = { method: request.method, headers: request.headers ?? {} };
+  if (request.body !== undefined) init.body = request.body;
+  const res = await fetch(`${url}${request.path}`, init);
+  const body = await res.text();
+  request.onResponse?.(res.status, body);
+  return { status: res.status, body };
+}
+
+/** The ids an API answer lists, to compare with what the raw SQL found. */
+function answerIds(name: string, body: string): RawAnswer | null {
+  try {
+    const value = JSON.parse(body) as unknown;
+    const idsOf = (items: unknown): string[] =>
+      Array.isArray(items)
+        ? items.map((item) => (typeof item === 'string' ? item : String((item as { id?: unknown }).id)))
+        : [];
+    const obj = value as { messages?: unknown; totalItems?: unknown; children?: unknown; id?: unknown };
+    if (name === 'page' || name === 'feed' || name.startsWith('search-')) {
+      return { ids: idsOf(obj.messages), ...(typeof obj.totalItems === 'number' ? { total: obj.totalItems } : {}) };
+    }
+    if (name === 'message') return { ids: idsOf(obj.children) };
+    if (name === 'notifications' || name === 'bookmarks') return { ids: idsOf(value) };
+    if (name === 'public') return { ids: typeof obj.id === 'string' ? [obj.id] : [] };
+  } catch {
+    // not JSON: no comparison
+  }
+  return null;
+}
+
+/**
+ * Lets the server finish what the last scenario left in flight (autocannon drops its connections at
+ * the end, the server still answers them): a short pause, then one request that queues behind them.
+ */
+async function settle(url: string, pauseMs: number): Promise<void> {
+  await sleep(pauseMs);
+  const res = await fetch(`${url}/api/info`);
+  await res.arrayBuffer();
+  await sleep(pauseMs);
+}
+
+function sameAnswer(api: RawAnswer, raw: RawAnswer): boolean {
+  if (api.total !== undefined && raw.total !== undefined && api.total !== raw.total) return false;
+  return api.ids.length === raw.ids.length && api.ids.every((id, i) => id === raw.ids[i]);
+}
+
+function emptyResult(name: string): ScenarioResult {
+  return {
+    name,
+    rps: null,
+    p50_ms: null,
+    p95_ms: null,
+    p99_ms: null,
+    p50_1c_ms: null,
+    p95_1c_ms: null,
+    baseline_rps: null,
+    ratio: null,
+    raw_ms: null,
+    raw_ratio: null,
+    rss_mb: null,
+    errors: 0,
+    requests: 0,
+  };
+}
+
+async function main(): Promise<number> {
+  const options = readArgs(process.argv.slice(2));
+  const manifestPath =
+    options.manifestPath ?? path.join(repoRoot, 'bench', 'data', `${options.db}-${options.scale}`, 'manifest.json');
+  if (!existsSync(manifestPath)) {
+    if (options.manifestPath !== null) throw new Error(`No data set at ${manifestPath}.`);
+    // No data yet: generate it now, so one command runs the benchmark from a fresh clone.
+    process.stdout.write(`No data set at ${manifestPath}: generating it (bench/seed.ts)…\n`);
+    const seeded = spawnSync(
+      process.execPath,
+      [path.join(repoRoot, 'bench', 'seed.ts'), '--scale', options.scale, '--db', options.db],
+      { stdio: 'inherit' },
+    );
+    if (seeded.status !== 0) throw new Error(`bench/seed.ts failed with exit code ${seeded.status}`);
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+  if (!existsSync(path.join(repoRoot, 'server', 'dist', 'main.js'))) {
+    throw new Error('The server is not built: run npm run build:server first.');
+  }
+  const wanted = (name: string) => options.only === null || options.only.includes(name);
+  const warnings: string[] = [];
+  const warn = (text: string) => {
+    warnings.push(text);
+    log(`warning: ${text}`);
+  };
+  const startedAt = new Date().toISOString();
+  log(
+    `${options.smoke ? 'smoke run' : 'run'}: ${options.db}, scale ${manifest.scale}, ${options.connections} connections, ` +
+      `${options.durationS} s measured after ${options.warmupS} s warm-up per scenario`,
+  );
+
+  const pauseMs = options.smoke ? 100 : 200;
+  const results: ScenarioResult[] = [];
+  let server: RunningServer | null = null;
+  let raw: RawDb | null = null;
+  let rssIdle: number | null;
+  const baselineRuns: number[] = [];
+  let webResult: unknown = null;
+  let cleanup: { deleted: number; failed: number; seconds: number } | null = null;
+
+  try {
+    server = await startServer(repoRoot, manifest);
+    log(`server up at ${server.url} (pid ${server.pid})`);
+    const scenarios = loadScenarios(manifest).filter((s) => wanted(s.name));
+    const reads = scenarios.filter((s) => s.name !== 'post');
+    const post = scenarios.find((s) => s.name === 'post');
+    raw = await openRawDb(manifest);
+    const rawByName = rawScenarios(manifest);
+    // An interrupted earlier run may have left posts behind: they would sit on top of the feed.
+    const leftovers = await deleteBenchPosts(server.url, raw, manifest);
+    if (leftovers.found > 0) log(`deleted ${leftovers.deleted} posts an earlier run left behind`);
+
+    // 1. Each read scenario answers as expected, and its raw SQL finds the same ids as the API.
+    let feedBytes: number | null = null;
+    const searchHits = new Map<string, number>();
+    for (const scenario of reads) {
+      const first = scenario.requests[0];
+      if (first === undefined) continue;
+      const answer = await send(server.url, first);
+      if (answer.status !== scenario.expect) {
+        warn(`${scenario.name}: ${first.method} ${first.path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+        continue;
+      }
+      if (scenario.name === 'feed') feedBytes = Buffer.byteLength(answer.body);
+      const rawRun = rawByName[scenario.name];
+      const api = answerIds(scenario.name, answer.body);
+      // Each search finds as many messages as the generator measured when it chose the word.
+      const searchKey = scenario.name.startsWith('search-')
+        ? scenario.name.slice('search-'.length).replace(/-(\w)/g, (_m, c: string) => c.toUpperCase())
+        : null;
+      if (searchKey !== null && api?.total !== undefined) {
+        searchHits.set(scenario.name, api.total);
+        const expected = (manifest.search.expected as Record<string, number | undefined>)[searchKey];
+        if (expected !== undefined && expected !== api.total) {
+          warn(`${scenario.name}: ${api.total} hits, the generator expected ${expected}`);
+        }
+      }
+      if (rawRun !== undefined && api !== null) {
+        const found = await rawRun(raw);
+        if (!sameAnswer(api, found)) {
+          warn(
+            `${scenario.name}: the raw SQL found ${found.ids.length} ids (total ${found.total ?? '-'}), ` +
+              `the API ${api.ids.length} (total ${api.total ?? '-'}); the queries may have drifted from the server's`,
+          );
+        }
+      }
+    }
+    if (feedBytes === null) {
+      // The baseline's body has the feed answer's size, also when the feed scenario is not run.
+      const feed = loadScenarios(manifest).find((s) => s.name === 'feed')?.requests[0];
+      const answer = feed === undefined ? null : await send(server.url, feed);
+      if (answer?.status === 200) feedBytes = Buffer.byteLength(answer.body);
+    }
+
+    // 2. Warm-up: a few rounds of every read, then the raw SQL timings, then 2 s of quiet: idle RSS.
+    const rounds = options.smoke ? 5 : 20;
+    for (let i = 0; i < rounds; i += 1) {
+      for (const scenario of reads) {
+        const request = scenario.requests[i % scenario.requests.length];
+        if (request !== undefined) await send(server.url, request);
+      }
+    }
+    const rawMs = new Map<string, number>();
+    for (const scenario of reads) {
+      const rawRun = rawByName[scenario.name];
+      if (rawRun === undefined) continue;
+      const db = raw;
+      rawMs.set(
+        scenario.name,
+        await timeMedian(() => rawRun(db), {
+          minRuns: options.smoke ? 3 : 10,
+          maxRuns: options.smoke ? 50 : 1000,
+          budgetMs: options.smoke ? 100 : 1000,
+        }),
+      );
+    }
+    await sleep(2000);
+    rssIdle = rssMb(server.pid);
+    log(`idle RSS ${rssIdle === null ? '-' : rssIdle.toFixed(0)} MB; feed answer ${feedBytes ?? '-'} bytes`);
+
+    // 3. The node:http baseline, with a body of the feed answer's size.
+    const baselineBytes = feedBytes ?? 16 * 1024;
+    if (feedBytes === null) warn('the feed answer could not be read: the baseline body is 16 KiB');
+    const baseline = async () => {
+      const b = await measureBaseline({
+        bytes: baselineBytes,
+        connections: options.connections,
+        durationS: options.durationS,
+        warmupS: options.warmupS,
+      });
+      if (b.errors > 0) warn(`the baseline had ${b.errors} errors`);
+      baselineRuns.push(b.rps);
+      log(`baseline node:http: ${Math.round(b.rps)} req/s, p99 ${b.p99_ms?.toFixed(2) ?? '-'} ms`);
+    };
+    if (scenarios.length > 0) await baseline();
+
+    // 4. The load scenarios: reads first, then the web figures, then posting (which adds messages).
+    const measure = async (scenario: LoadScenario) => {
+      if (server === null) return;
+      await settle(server.url, pauseMs);
+      log(`${scenario.name}…`);
+      const load = await runLoad({
+        url: server.url,
+        requests: scenario.requests,
+        connections: options.connections,
+        durationS: options.durationS,
+        warmupS: options.warmupS,
+        pid: server.pid,
+        // Smoke runs check the harness, not the figures: they do not wait long for slow connections.
+        maxRampS: options.smoke ? 1 : 60,
+      });
+      const result: ScenarioResult = {
+        ...emptyResult(scenario.name),
+        rps: load.rps,
+        p50_ms: load.p50_ms,
+        p95_ms: load.p95_ms,
+        p99_ms: load.p99_ms,
+        raw_ms: rawMs.get(scenario.name) ?? null,
+        rss_mb: load.rss_mb,
+        errors: load.errors,
+        requests: load.requests,
+      };
+      let errorsBy = load.badStatuses;
+      // The same requests on one connection: the unloaded latency, to set beside the raw SQL.
+      if (rawMs.has(scenario.name)) {
+        await settle(server.url, pauseMs);
+        const single = await runLoad({
+          url: server.url,
+          requests: scenario.requests,
+          connections: 1,
+          durationS: Math.min(options.durationS, options.smoke ? 0.3 : 2),
+          warmupS: options.smoke ? 0.1 : 0.2,
+        });
+        result.p50_1c_ms = single.p50_ms;
+        result.p95_1c_ms = single.p95_ms;
+        result.errors += single.errors;
+        if (single.requests === 0) result.errors += 1;
+        errorsBy = { ...errorsBy };
+        for (const [code, n] of Object.entries(single.badStatuses)) errorsBy[code] = (errorsBy[code] ?? 0) + n;
+      }
+      const hits = searchHits.get(scenario.name);
+      if (hits !== undefined) result.details = { hits };
+      // The measured window opened late: some connection waited this long for its first answer.
+      if (load.ready_s !== null && load.ready_s > options.warmupS) {
+        result.details = { ...result.details, connections_ready_s: round(load.ready_s, 2) };
+      }
+      if (result.errors > 0) result.details = { ...result.details, bad_statuses: errorsBy };
+      results.push(result);
+    };
+    for (const scenario of reads) await measure(scenario);
+
+    const measureWeb = (web as { measureWeb?: (ctx: RunContext) => Promise<unknown> }).measureWeb;
+    if (measureWeb !== undefined && wanted('web')) {
+      try {
+        webResult = (await measureWeb({ url: server.url, manifest, options, repoRoot })) ?? null;
+      } catch (error) {
+        warn(`web: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+
+    if (post !== undefined) await measure(post);
+
+    // 5. Live events: 5 streams per user, then one post and the time until its streams have it.
+    if (wanted('events')) {
+      await settle(server.url, pauseMs);
+      // The big group's members first: posting there reaches the most streams (50 members, 250
+      // streams), then the first manifest users up to 1,000 users (5,000 streams) in all.
+      const byId = new Map([...manifest.bigGroup.members, ...manifest.users].map((u) => [u.id, u]));
+      const users = [...byId.values()].slice(0, options.streamUsers);
+      if (users.length === 0) throw new Error('the manifest lists no users to open event streams');
+      log(`events: opening ${users.length * 5} streams…`);
+      const db = raw;
+      const events = await runEvents({
+        url: server.url,
+        pid: server.pid,
+        users,
+        perUser: 5,
+        timeoutMs: options.smoke ? 5000 : 10_000,
+        settleMs: options.smoke ? 300 : 1000,
+        pickGroup: async (userIds) => {
+          const [top] = await db.all(
+            `select group_id, count(*) as n from memberships where user_id in (?)
+             group by group_id order by n desc, group_id limit 1`,
+            [list(userIds)],
+          );
+          if (top === undefined) return null;
+          const groupId = String(top.group_id);
+          const members = await db.all(`select user_id from memberships where group_id = ?`, [groupId]);
+          return { groupId, memberIds: members.map((m) => String(m.user_id)) };
+        },
+      });
+      results.push({
+        ...emptyResult('events'),
+        rps: events.rps,
+        p50_ms: events.p50_ms,
+        p95_ms: events.p95_ms,
+        p99_ms: events.p99_ms,
+        rss_mb: events.rss_mb,
+        errors: events.errors,
+        requests: Number(events.details.delivered ?? 0),
+        details: events.details,
+      });
+    }
+
+    // 6. The baseline again (the machine may have changed pace): the ratios use the mean.
+    if (!options.smoke && scenarios.length > 0) await baseline();
+  } finally {
+    if (server !== null && raw !== null) {
+      // What the run posted (and any earlier run left behind) goes, so the next run sees the same data.
+      try {
+        const t0 = performance.now();
+        await settle(server.url, pauseMs);
+        const { found, deleted, failed } = await deleteBenchPosts(server.url, raw, manifest);
+        cleanup = { deleted, failed, seconds: round((performance.now() - t0) / 1000, 1) ?? 0 };
+        if (found > 0) log(`deleted the ${deleted} messages the run posted (${cleanup.seconds} s)`);
+        if (failed > 0) warn(`${failed} posted messages could not be deleted`);
+      } catch (error) {
+        warn(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    await raw?.close();
+    if (server !== null) {
+      const tail = server.tail();
+      await server.stop();
+      if (tail !== '') log(`the server's last log lines (LOG_LEVEL=warn):\n${tail}`);
+    }
+  }
+
+  const baselineRps = baselineRuns.length > 0 ? baselineRuns.reduce((a, b) => a + b, 0) / baselineRuns.length : null;
+  for (const r of results) {
+    if (r.name !== 'events') {
+      r.baseline_rps = baselineRps;
+      r.ratio = r.rps !== null && baselineRps !== null && baselineRps > 0 ? r.rps / baselineRps : null;
+    }
+    r.raw_ratio = r.p50_1c_ms !== null && r.raw_ms !== null && r.raw_ms > 0 ? r.p50_1c_ms / r.raw_ms : null;
+  }
+
+  process.stdout.write(
+    `\nKith bench: ${options.db}, scale ${manifest.scale}, ${options.connections} connections, ${options.durationS} s per scenario` +
+      ` (${os.cpus().length} CPUs, Node ${process.version}); idle RSS ${rssIdle === null ? '-' : rssIdle.toFixed(0)} MB\n\n` +
+      `${formatTable(results)}\n\n`,
+  );
+  const events = results.find((r) => r.name === 'events');
+  if (events?.details !== undefined) {
+    const d = events.details;
+    process.stdout.write(
+      `events: ${String(d.streams_open)} streams open (${String(d.streams_failed)} failed); the post reached ` +
+        `${String(d.delivered)}/${String(d.receivers)} streams of its group's members, all within ` +
+        `${typeof d.all_delivered_ms === 'number' ? `${d.all_delivered_ms.toFixed(0)} ms` : '- (not all)'}\n`,
+    );
+  }
+  const webFigures = webResult as { first_screen_gz_kb: number; feed_api_calls: number; feed_paint_ms: number } | null;
+  if (webFigures !== null) {
+    process.stdout.write(
+      `web: first screen ${webFigures.first_screen_gz_kb} KB of JS and CSS gzipped; the big group's feed in ` +
+        `${webFigures.feed_api_calls} API calls; first card painted ${webFigures.feed_paint_ms} ms after navigation\n`,
+    );
+  }
+  process.stdout.write(`data: generated in ${String(manifest.seedSeconds.total)} s (bench/seed.ts)\n`);
+  for (const w of warnings) process.stdout.write(`warning: ${w}\n`);
+
+  const output = {
+    scale: options.scale,
+    db: options.db,
+    startedAt,
+    machine: { cpus: os.cpus().length, totalMemGb: round(os.totalmem() / 1024 ** 3, 1), node: process.version },
+    connections: options.connections,
+    durationS: options.durationS,
+    warmupS: options.warmupS,
+    smoke: options.smoke,
+    rss_idle_mb: round(rssIdle, 1),
+    baseline_rps: round(baselineRps, 0),
+    baseline_runs: baselineRuns.map((v) => round(v, 0)),
+    data: { seed: manifest.seed, counts: manifest.counts, seed_seconds: manifest.seedSeconds },
+    scenarios: results.map((r) => ({
+      name: r.name,
+      rps: round(r.rps, 1),
+      p50_ms: round(r.p50_ms, 3),
+      p95_ms: round(r.p95_ms, 3),
+      p99_ms: round(r.p99_ms, 3),
+      p50_1c_ms: round(r.p50_1c_ms, 3),
+      p95_1c_ms: round(r.p95_1c_ms, 3),
+      baseline_rps: round(r.baseline_rps, 0),
+      ratio: round(r.ratio, 3),
+      raw_ms: round(r.raw_ms, 3),
+      raw_ratio: round(r.raw_ratio, 2),
+      rss_mb: round(r.rss_mb, 1),
+      errors: r.errors,
+      requests: r.requests,
+      ...(r.details !== undefined ? { details: r.details } : {}),
+    })),
+    cleanup,
+    warnings,
+    web: webResult,
+  };
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const outFile = path.join(resultsDir, options.smoke ? 'smoke.json' : 'latest.json');
+  writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
+  process.stdout.write(`\nwrote ${path.relative(process.cwd(), outFile)}\n`);
+
+  const failed = results.filter((r) => r.errors > 0 || r.requests === 0).map((r) => r.name);
+  if (failed.length > 0) {
+    process.stderr.write(`\n[bench] FAILED: errors or no answers in ${failed.join(', ')}\n`);
+    return 1;
+  }
+  if (results.length === 0) {
+    process.stderr.write('\n[bench] FAILED: no scenario ran\n');
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`[bench] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
