@@ -219,7 +219,7 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
        )
        select hits.message_id, hits.score, count(*) over () as total
        from hits
-       join messages m on m.id = hits.message_id
+       cross join messages m on m.id = hits.message_id
        where m.group_id = ? and m.is_deleted = 0
        order by hits.score desc, m.last_activity_date desc, m.id desc
        limit ?`,

@@ -97,7 +97,9 @@ export class SqliteFtsIndex implements SearchIndex {
     // author's name as 1; length normalization uses the whole row). bm25 is lower for better matches, so the score is its opposite. bm25 only
     // works in the full-text scan itself, hence the materialized step before the window count.
     // The join reads each hit's row by primary key; placeholders are filtered again in case one
-    // was left in the index.
+    // was left in the index. CROSS JOIN fixes that order: left to itself, SQLite's planner walks
+    // the whole group through messages_group_front and probes the hits, which took 110 ms for a
+    // word with 22 hits in a group of 100,000 messages (bench, full scale) instead of 3 ms.
     const { rows } = await sql<{ message_id: string; score: number; total: number }>`
       with hits as materialized (
         select message_id, -bm25(message_search, 0, 0, 3, 2, 1) as score
@@ -106,7 +108,7 @@ export class SqliteFtsIndex implements SearchIndex {
       )
       select hits.message_id, hits.score, count(*) over () as total
       from hits
-      join messages m on m.id = hits.message_id
+      cross join messages m on m.id = hits.message_id
       where m.group_id = ${query.groupId} and m.is_deleted = 0
       order by hits.score desc, m.last_activity_date desc, m.id desc
       limit ${query.limit}`.execute(db);

@@ -55,6 +55,7 @@ async function loadRows(db: Kysely<Database>, groupId: string, ids: string[]): P
     .selectFrom('messages as m')
     .select([
       'm.id',
+      'm.group_id',
       'm.author_id',
       'm.parent_id',
       'm.title',
@@ -69,10 +70,16 @@ async function loadRows(db: Kysely<Database>, groupId: string, ids: string[]): P
           .as('children'),
     ])
     .where('m.id', 'in', ids)
-    .where('m.group_id', '=', groupId)
     .where('m.is_deleted', '=', 0)
     .execute();
-  return new Map(rows.map((row) => [row.id, { ...row, children: Number(row.children ?? 0) }]));
+  // The group is checked here, not in SQL: with `group_id = ?` in the query, SQLite's planner reads
+  // the whole group through messages_group_front instead of the hits by primary key (11 ms instead
+  // of 0.03 ms for 22 hits in a group of 100,000 messages, bench at full scale).
+  return new Map(
+    rows
+      .filter((row) => row.group_id === groupId)
+      .map(({ group_id: _group, ...row }) => [row.id, { ...row, children: Number(row.children ?? 0) }]),
+  );
 }
 
 /**
