@@ -20,9 +20,9 @@ import {
   startKith,
   type Viewport,
 } from './harness.js';
+import { PASSWORD, signUpApi } from './people.js';
 import { countOf, gone, textOf, visible } from './wait.js';
 
-const PASSWORD = 'correct horse battery';
 const GROUP_URL = /\/groups\/([0-9a-f-]{36})$/;
 const SOME_UUID = '0b7e5d1c-3a2f-4e6d-9c8b-7a6f5e4d3c2b';
 
@@ -45,18 +45,6 @@ async function open(viewport: Viewport): Promise<IsolatedPage> {
   const isolated = await newPage(browser, viewport);
   opened.push(isolated);
   return isolated;
-}
-
-/** Signs a new account up through the API with the first-run invitation of "Home". */
-async function signUpApi(login: string): Promise<{ api_key: string; group: string }> {
-  const inviteKey = (kith.invitationUrl ?? '').split('/').at(-1) ?? '';
-  const answer = await api<{ api_key: string; group: string }>(kith, 'POST', '/signup', {
-    login,
-    password: PASSWORD,
-    invite_key: inviteKey,
-  });
-  expect(answer.status).toBe(200);
-  return answer.body;
 }
 
 /** Fills the login form; the caller waits for where it leads. */
@@ -106,7 +94,7 @@ describe('outside the logged-in area', () => {
     kith = await startKith();
     browser = await launchBrowser();
     expect(kith.invitationUrl).not.toBeNull();
-    const ana = await signUpApi('ana@example.org');
+    const ana = await signUpApi(kith, 'ana@example.org');
     anaKey = ana.api_key;
     homeId = ana.group;
   });
@@ -163,7 +151,7 @@ describe('outside the logged-in area', () => {
   });
 
   it('resets a forgotten password through the e-mailed link (desktop)', async () => {
-    const cleo = await signUpApi('cleo@example.org');
+    const cleo = await signUpApi(kith, 'cleo@example.org');
     const { page } = await open('desktop');
     await page.goto(`${kith.url}/login`);
     await page.getByRole('button', { name: 'Forgot your password?' }).click();
@@ -247,7 +235,7 @@ describe('outside the logged-in area', () => {
   });
 
   it('joins a member through /invitation/{key} and sends a visitor to the signup', async () => {
-    const dan = await signUpApi('dan@example.org');
+    const dan = await signUpApi(kith, 'dan@example.org');
     const group = await api<{ id: string; secretKey: string }>(
       kith,
       'POST',

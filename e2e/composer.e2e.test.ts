@@ -11,9 +11,9 @@ import type { Browser, Dialog, Page, Request, Response } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
+import { signIn, signUpApi } from './people.js';
 import { countOf, gone, textOf, visible } from './wait.js';
 
-const PASSWORD = 'correct horse battery';
 const MESSAGE_URL = /\/messages\/([0-9a-f-]{36})$/;
 const UPLOAD_ERROR = 'An error occurred during the upload';
 const EMPTY_MESSAGE = 'The message is empty and cannot be sent.';
@@ -43,27 +43,6 @@ let browser: Browser;
 let ana: IsolatedPage; // desktop, 1280×800
 let anaKey = '';
 let homeId = '';
-
-/** Signs a new account up through the API with the first-run invitation of "Home". */
-async function signUpApi(login: string): Promise<{ api_key: string; group: string }> {
-  const inviteKey = (kith.invitationUrl ?? '').split('/').at(-1) ?? '';
-  const answer = await api<{ api_key: string; group: string }>(kith, 'POST', '/signup', {
-    login,
-    password: PASSWORD,
-    invite_key: inviteKey,
-  });
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
-
-/** Signs in through the login form; the client then opens `/`, which redirects. */
-async function signIn(page: Page, login: string): Promise<void> {
-  await page.goto(`${kith.url}/login`);
-  await page.getByLabel('E-mail').fill(login);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname !== '/login');
-}
 
 async function jpeg(hue: number, width = 1600, height = 1200): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: hue, g: 90, b: 255 - hue } } })
@@ -185,11 +164,11 @@ describe('the message composer', () => {
     kith = await startKith();
     browser = await launchBrowser();
     expect(kith.invitationUrl).not.toBeNull();
-    const signedUp = await signUpApi('ana@example.org');
+    const signedUp = await signUpApi(kith, 'ana@example.org');
     anaKey = signedUp.api_key;
     homeId = signedUp.group;
     ana = await newPage(browser, 'desktop');
-    await signIn(ana.page, 'ana@example.org');
+    await signIn(kith, ana.page, 'ana@example.org');
   }, 60_000);
 
   afterAll(async () => {

@@ -5,9 +5,9 @@ import type { Browser, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
+import { signIn, signUpApi } from './people.js';
 import { countOf, gone, textOf, visible } from './wait.js';
 
-const PASSWORD = 'correct horse battery';
 const GROUP_URL = /\/groups\/([0-9a-f-]{36})$/;
 const MESSAGE_URL = /\/messages\/([0-9a-f-]{36})$/;
 
@@ -23,27 +23,6 @@ let ana: IsolatedPage; // desktop, 1280×800
 let anaKey = '';
 let homeId = '';
 const contexts: IsolatedPage[] = [];
-
-/** Signs a new account up through the API with the first-run invitation of "Home". */
-async function signUpApi(login: string): Promise<{ api_key: string; group: string }> {
-  const inviteKey = (kith.invitationUrl ?? '').split('/').at(-1) ?? '';
-  const answer = await api<{ api_key: string; group: string }>(kith, 'POST', '/signup', {
-    login,
-    password: PASSWORD,
-    invite_key: inviteKey,
-  });
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
-
-/** Signs in through the login form; the client then opens `/`, which redirects. */
-async function signIn(page: Page, login: string): Promise<void> {
-  await page.goto(`${kith.url}/login`);
-  await page.getByLabel('E-mail').fill(login);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname !== '/login');
-}
 
 async function createGroup(name: string, key = anaKey): Promise<string> {
   const answer = await api<{ id: string }>(kith, 'POST', '/groups', { name }, key);
@@ -90,12 +69,12 @@ describe('groups and the feed', () => {
     kith = await startKith();
     browser = await launchBrowser();
     expect(kith.invitationUrl).not.toBeNull();
-    const ana0 = await signUpApi('ana@example.org');
+    const ana0 = await signUpApi(kith, 'ana@example.org');
     anaKey = ana0.api_key;
     homeId = ana0.group;
     ana = await newPage(browser, 'desktop');
     contexts.push(ana);
-    await signIn(ana.page, 'ana@example.org');
+    await signIn(kith, ana.page, 'ana@example.org');
     await ana.page.waitForURL(GROUP_URL);
   });
 
@@ -167,13 +146,13 @@ describe('groups and the feed', () => {
     expect(GROUP_URL.exec(page.url())?.[1]).toBe(homeId);
 
     // Someone who left their only group is asked to create one.
-    const eve = await signUpApi('eve@example.org');
+    const eve = await signUpApi(kith, 'eve@example.org');
     const left = await api(kith, 'POST', `/groups/${eve.group}/leave`, undefined, eve.api_key);
     expect(left.status).toBe(200);
     expect((await me(eve.api_key)).groups).toEqual([]);
     const phone = await newPage(browser, 'phone');
     contexts.push(phone);
-    await signIn(phone.page, 'eve@example.org');
+    await signIn(kith, phone.page, 'eve@example.org');
     await phone.page.waitForURL(/\/create-group$/);
     await visible(phone.page.getByRole('heading', { name: 'Create a group' }));
     await screenshot(phone.page, 'phone-create-group');
