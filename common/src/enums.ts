@@ -16,3 +16,38 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 /** Upload kinds an instance can enable (contract §3.1, §7.1). */
 export const UPLOAD_KINDS = ['image', 'video', 'audio', 'pdf'] as const;
 export type UploadKind = (typeof UPLOAD_KINDS)[number];
+
+/**
+ * The accepted formats (contract §7.1) by the extension `file-type` detects from the bytes, with
+ * their kind. The web client also reads file names with it, because browsers report no MIME type
+ * for some formats (HEIC, MKV, AMR on many systems).
+ */
+export const UPLOAD_EXTENSIONS: Readonly<Record<string, UploadKind>> = {
+  jpg: 'image',
+  png: 'image',
+  gif: 'image',
+  webp: 'image',
+  heic: 'image',
+  avif: 'image',
+  tif: 'image',
+  bmp: 'image',
+  mp4: 'video',
+  m4v: 'video',
+  mov: 'video',
+  webm: 'video',
+  mkv: 'video',
+  avi: 'video',
+  '3gp': 'video',
+  '3g2': 'video',
+  mts: 'video',
+  mp3: 'audio',
+  m4a: 'audio',
+  aac: 'audio',
+  ogg: 'audio',
+  oga: 'audio',
+  opus: 'audio',
+  wav: 'audio',
+  flac: 'audio',
+  amr: 'audio',
+  pdf: 'pdf',
+};

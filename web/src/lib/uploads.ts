@@ -6,7 +6,17 @@
  * `removed` are sent with the message.
  */
 
-export type UploadKind = 'image' | 'video' | 'audio' | 'pdf';
+import { UPLOAD_EXTENSIONS, type UploadKind } from '@kith/common';
+
+export type { UploadKind };
+
+// File names may use other spellings than the extensions `file-type` reports.
+const NAME_EXTENSIONS: Readonly<Record<string, UploadKind>> = {
+  ...UPLOAD_EXTENSIONS,
+  jpeg: 'image',
+  heif: 'image',
+  tiff: 'image',
+};
 
 /** The fields of the server's file object (contract §2.6) that the composer uses. */
 export interface RemoteFile {
@@ -51,45 +61,10 @@ export function kindOf(mime: string): UploadKind | null {
   return top === 'image' || top === 'video' || top === 'audio' ? top : null;
 }
 
-// File name endings of the formats the server accepts (server/src/features/files/service.ts).
-// Browsers report an empty MIME type for some of them (HEIC, MKV, AMR on many systems).
-const EXTENSIONS: Record<string, UploadKind> = {
-  jpg: 'image',
-  jpeg: 'image',
-  png: 'image',
-  gif: 'image',
-  webp: 'image',
-  heic: 'image',
-  heif: 'image',
-  avif: 'image',
-  tif: 'image',
-  tiff: 'image',
-  bmp: 'image',
-  mp4: 'video',
-  m4v: 'video',
-  mov: 'video',
-  webm: 'video',
-  mkv: 'video',
-  avi: 'video',
-  '3gp': 'video',
-  '3g2': 'video',
-  mts: 'video',
-  mp3: 'audio',
-  m4a: 'audio',
-  aac: 'audio',
-  ogg: 'audio',
-  oga: 'audio',
-  opus: 'audio',
-  wav: 'audio',
-  flac: 'audio',
-  amr: 'audio',
-  pdf: 'pdf',
-};
-
 function kindOfName(name: string | null | undefined): UploadKind | null {
   const dot = name?.lastIndexOf('.') ?? -1;
   if (name === null || name === undefined || dot < 0) return null;
-  return EXTENSIONS[name.slice(dot + 1).toLowerCase()] ?? null;
+  return NAME_EXTENSIONS[name.slice(dot + 1).toLowerCase()] ?? null;
 }
 
 /** The upload kind of a picked file: its MIME type, else its name's ending; null when not accepted. */

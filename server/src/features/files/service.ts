@@ -1,5 +1,5 @@
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
-import type { UploadKind } from '@kith/common';
+import { UPLOAD_EXTENSIONS, type UploadKind } from '@kith/common';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Metadata, type OutputInfo } from 'sharp';
 import type { AppContext } from '../../context.js';
@@ -11,37 +11,6 @@ import type { UserRow } from '../users/queries.js';
 import { canReadFile } from './policy.js';
 import { presentFile, type FileObject } from './presenter.js';
 import { findFile, type FileRow } from './queries.js';
-
-/** Accepted formats (contract §7.1), by the extension `file-type` detects from the bytes. */
-const FORMATS: Record<string, UploadKind> = {
-  jpg: 'image',
-  png: 'image',
-  gif: 'image',
-  webp: 'image',
-  heic: 'image',
-  avif: 'image',
-  tif: 'image',
-  bmp: 'image',
-  mp4: 'video',
-  m4v: 'video',
-  mov: 'video',
-  webm: 'video',
-  mkv: 'video',
-  avi: 'video',
-  '3gp': 'video',
-  '3g2': 'video',
-  mts: 'video',
-  mp3: 'audio',
-  m4a: 'audio',
-  aac: 'audio',
-  ogg: 'audio',
-  oga: 'audio',
-  opus: 'audio',
-  wav: 'audio',
-  flac: 'audio',
-  amr: 'audio',
-  pdf: 'pdf',
-};
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
 const MAX_IMAGE_SIDE = 4096;
@@ -211,7 +180,7 @@ export async function uploadFile(
   let detected: Detected | undefined;
   const meter = new UploadMeter(async (head) => {
     const type = await fileTypeFromBuffer(head);
-    const kind = type === undefined ? undefined : FORMATS[type.ext];
+    const kind = type === undefined ? undefined : UPLOAD_EXTENSIONS[type.ext];
     if (type === undefined || kind === undefined) throw unsupported();
     if (!uploadAvailable(ctx.config, kind))
       throw featureDisabled(`Uploads of ${kind} files are turned off on this instance`);
