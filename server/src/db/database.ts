@@ -34,8 +34,33 @@ export function openDatabase(database: Config['database']): Db {
   sqlite.pragma('foreign_keys = ON');
   // A second process (the CLI) may hold the write lock briefly; wait instead of failing.
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
   return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+}
+
+/** Statements kept per SQL text; past this many, the oldest is dropped. */
+const STATEMENT_CACHE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query again, which took about 15 % of the server's CPU in
+ * the benchmark (bench/README.md). This keeps each prepared statement for its SQL text. Kysely runs
+ * a statement to completion before the next query (no code streams results), so reuse is safe, and
+ * SQLite re-prepares a statement by itself when a migration changes the schema.
+ */
+function reusingStatements(sqlite: SQLite.Database): { close(): void; prepare(sql: string): SQLite.Statement } {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string): SQLite.Statement {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE) statements.delete(statements.keys().next().value as string);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /** True when a write failed on a unique index, on either engine. */
