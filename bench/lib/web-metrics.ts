@@ -1,7 +1,8 @@
 // Web metrics of issue 7 (item 4), measured in Debian's chromium on the seeded data: what the first
 // screen downloads, how many API calls the big group's feed needs, and when its first card paints.
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+// The browser suite's launcher: the same Debian chromium with the same flags.
+import { launchBrowser } from '../../e2e/harness.ts';
 
 export interface WebMetrics {
   /** JS and CSS of the first screen, gzipped, in KB (1000 bytes). */
@@ -13,16 +14,6 @@ export interface WebMetrics {
   /** Time from navigation start to the first feed card painted, in ms (median of the runs). */
   feed_paint_ms: number;
 }
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 // Installed before any page script: notes when the first feed card is added, then when the frame
 // that shows it is painted (two animation frames later).
@@ -48,10 +39,7 @@ export async function measureWeb(options: {
   apiKey: string;
   runs?: number;
 }): Promise<WebMetrics> {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await launchBrowser();
   try {
     const paints: number[] = [];
     let firstScreenBytes = 0;

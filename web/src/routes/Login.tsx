@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { LIMITS } from '@kith/common';
+import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
@@ -42,33 +42,9 @@ export default function Login() {
       <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
         <h1 className={ui.title}>{forgot ? t('login.forgot_title') : t('login.title')}</h1>
         {forgot && <p className={ui.muted}>{t('login.forgot_explanation')}</p>}
-        <label className={ui.label}>
-          {t('login.email')}
-          <input
-            className={ui.input}
-            type="email"
-            name="login"
-            autoComplete="username"
-            required
-            maxLength={LIMITS.email}
-            value={login}
-            onChange={(event) => setLogin(event.target.value)}
-          />
-        </label>
+        <EmailField value={login} onChange={setLogin} />
         {!forgot && (
-          <label className={ui.label}>
-            {t('login.password')}
-            <input
-              className={ui.input}
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              maxLength={LIMITS.loginPasswordMax}
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-          </label>
+          <PasswordField label={t('login.password')} purpose="current" value={password} onChange={setPassword} />
         )}
         <button className={ui.button} type="submit" disabled={busy}>
           {forgot ? t('login.send_reset') : t('login.submit')}

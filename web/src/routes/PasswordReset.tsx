@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { LIMITS } from '@kith/common';
+import { PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
@@ -40,30 +40,19 @@ export default function PasswordReset() {
     }
   };
 
-  const field = (label: string, value: string, set: (value: string) => void, name: string) => (
-    <label className={ui.label}>
-      {label}
-      <input
-        className={ui.input}
-        type="password"
-        name={name}
-        autoComplete="new-password"
-        required
-        minLength={LIMITS.passwordMin}
-        maxLength={LIMITS.passwordMax}
-        value={value}
-        onChange={(event) => set(event.target.value)}
-      />
-    </label>
-  );
-
   return (
     <main className={ui.narrow}>
       <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
         <h1 className={ui.title}>{t('password_reset.title')}</h1>
         <p className={ui.muted}>{params.get('mail')}</p>
-        {field(t('password_reset.new_password'), password, setPassword, 'password')}
-        {field(t('password_reset.confirm'), confirm, setConfirm, 'confirm')}
+        <PasswordField label={t('password_reset.new_password')} purpose="new" value={password} onChange={setPassword} />
+        <PasswordField
+          label={t('password_reset.confirm')}
+          name="confirm"
+          purpose="new"
+          value={confirm}
+          onChange={setConfirm}
+        />
         <button className={ui.button} type="submit" disabled={busy}>
           {t('password_reset.submit')}
         </button>

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { LIMITS } from '@kith/common';
+import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
@@ -59,34 +60,14 @@ export default function Signup() {
             />
           </label>
         )}
-        <label className={ui.label}>
-          {t('login.email')}
-          <input
-            className={ui.input}
-            type="email"
-            name="login"
-            autoComplete="username"
-            required
-            maxLength={LIMITS.email}
-            value={login}
-            onChange={(event) => setLogin(event.target.value)}
-          />
-        </label>
-        <label className={ui.label}>
-          {t('login.password')}
-          <input
-            className={ui.input}
-            type="password"
-            name="password"
-            autoComplete="new-password"
-            required
-            minLength={LIMITS.passwordMin}
-            maxLength={LIMITS.passwordMax}
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-          <span className={ui.muted}>{t('signup.password_hint', { min: LIMITS.passwordMin })}</span>
-        </label>
+        <EmailField value={login} onChange={setLogin} />
+        <PasswordField
+          label={t('login.password')}
+          purpose="new"
+          value={password}
+          onChange={setPassword}
+          hint={<span className={ui.muted}>{t('signup.password_hint', { min: LIMITS.passwordMin })}</span>}
+        />
         <button className={ui.button} type="submit" disabled={busy}>
           {t('signup.submit')}
         </button>
