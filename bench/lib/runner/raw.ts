@@ -161,22 +161,33 @@ export interface RawAnswer {
   total?: number;
 }
 
-/** Mirrors `groupPage` (features/messages/feed.ts): `frontMessagesQuery` page 0, then `countFrontMessages`. */
-async function groupPage(db: RawDb, groupId: string): Promise<RawAnswer> {
+/** Mirrors `memberFrontCount` (features/messages/queries.ts): membership and the kept count in one query. */
+async function memberFrontCount(db: RawDb, groupId: string, userId: string): Promise<number> {
+  const rows = await db.all(
+    `select g.front_count from groups as g inner join memberships as m on m.group_id = g.id
+     where g.id = ? and m.user_id = ?`,
+    [groupId, userId],
+  );
+  return Number(rows[0]?.front_count ?? 0);
+}
+
+/** Mirrors `groupPage` (features/messages/feed.ts): `memberFrontCount`, then `frontMessagesQuery` page 0. */
+async function groupPage(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
+  const total = await memberFrontCount(db, groupId, userId);
   const rows = await db.all(
     `select id from messages where group_id = ? and is_in_front = ?
      order by last_activity_date desc, id desc limit ? offset ?`,
     [groupId, 1, 30, 0],
   );
-  const count = await db.all(`select count(*) as n from messages where group_id = ? and is_in_front = ?`, [groupId, 1]);
-  return { ids: ids(rows), total: Number(count[0]?.n ?? 0) };
+  return { ids: ids(rows), total };
 }
 
 /**
- * Mirrors `groupFeed` (features/messages/feed.ts) without a cursor: the page (30 + 1), the cards
- * (`findMessageViews`), `childCounts`, `unreadThreadIds`, `countFrontMessages` and `previewsOf`.
+ * Mirrors `groupFeed` (features/messages/feed.ts) without a cursor: `memberFrontCount`, the page
+ * (30 + 1), the cards (`findMessageViews`), `childCounts`, `unreadThreadIds` and `previewsOf`.
  */
 async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
+  const total = await memberFrontCount(db, groupId, userId);
   const rows = await db.all(
     `select id, last_activity_date from messages where group_id = ? and is_in_front = ?
      order by last_activity_date desc, id desc limit ?`,
@@ -191,9 +202,8 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
      order by n.created_at desc limit ?`,
     [userId, 0, groupId, list(['new_message', 'new_comment']), 1000],
   );
-  const count = await db.all(`select count(*) as n from messages where group_id = ? and is_in_front = ?`, [groupId, 1]);
   await previewsOf(db, shown);
-  return { ids: shown, total: Number(count[0]?.n ?? 0) };
+  return { ids: shown, total };
 }
 
 /** Mirrors `messageAnswer` (features/messages/service.ts): the view, its children, files and link preview. */
@@ -310,7 +320,7 @@ export function rawScenarios(manifest: Manifest): Record<string, (db: RawDb) => 
   const reader = manifest.bigGroup.members[0]?.id ?? '';
   const s = manifest.search;
   return {
-    page: (db) => groupPage(db, big),
+    page: (db) => groupPage(db, big, reader),
     feed: (db) => groupFeed(db, big, reader),
     message: (db) => messageDetail(db, manifest.messageWith20Comments.id),
     'search-rare': (db) => search(db, s.groupId, s.rare),

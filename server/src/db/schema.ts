@@ -6,6 +6,8 @@
  * - booleans are integers 0/1 (SQLite has no boolean type);
  * - JSON is stored as text.
  */
+import type { Generated } from 'kysely';
+
 export interface UsersTable {
   id: string;
   login: string;
@@ -34,6 +36,8 @@ export interface GroupsTable {
   last_activity_date: number;
   /** When the last member left; the group is purged 30 days later unless someone joins. */
   emptied_at: number | null;
+  /** How many of its messages are in front (is_in_front = 1); kept by triggers (migration 0009). */
+  front_count: Generated<number>;
 }
 
 export interface MembershipsTable {

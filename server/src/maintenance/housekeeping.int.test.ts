@@ -27,6 +27,9 @@ describe('housekeeping', () => {
     const left = await buildGroup(t.ctx, { members: [ana] });
     const rejoined = await buildGroup(t.ctx, { members: [ben] });
     const kept = await buildGroup(t.ctx, { members: [ana, ben] });
+    // Its messages go with it (the cascade also runs the front-count triggers of migration 0009).
+    const posted = await api.post('/messages', { key: ana.key, body: { group: left.id, data: { text: 'Bye' } } });
+    expect(posted.status, posted.text).toBe(201);
     expect((await api.post(`/groups/${left.id}/leave`, { key: ana.key })).status).toBe(200);
     expect((await api.post(`/groups/${rejoined.id}/leave`, { key: ben.key })).status).toBe(200);
 
@@ -40,6 +43,8 @@ describe('housekeeping', () => {
     const report = await runHousekeeping(t.ctx);
     expect(report.groupsPurged).toBe(1);
     expect(await groupExists(left.id)).toBe(false);
+    const orphan = await t.ctx.db.kysely.selectFrom('messages').select('id').where('group_id', '=', left.id).execute();
+    expect(orphan).toEqual([]);
     expect(await groupExists(rejoined.id)).toBe(true);
     expect(await groupExists(kept.id)).toBe(true);
     // The purged group's invite key is gone with it.

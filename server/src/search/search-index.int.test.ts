@@ -476,7 +476,7 @@ describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
   });
 });
 
-describe(`migration 0004 on ${TEST_DIALECT}: messages indexed before it get their author's name`, () => {
+describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before them are indexed and counted`, () => {
   let db: Db;
   let cleanUp: () => Promise<void>;
 
@@ -590,6 +590,13 @@ describe(`migration 0004 on ${TEST_DIALECT}: messages indexed before it get thei
     // 0004 runs first; later migrations (files, links) follow it.
     expect((await migrateToLatest(db))[0]).toBe('0004_search_author');
     expect(await indexed()).toBe(3);
+    // 0009 counted the group's front messages that already existed.
+    const frontCount = async (): Promise<number> =>
+      Number(
+        (await db.kysely.selectFrom('groups').select('front_count').where('id', '=', groupId).executeTakeFirstOrThrow())
+          .front_count,
+      );
+    expect(await frontCount()).toBe(4);
     if (db.dialect === 'sqlite') {
       // The copy kept each row under its rowid, which message_search_rows maps the message to.
       const { rows } = await sql<{ n: number }>`
@@ -616,5 +623,7 @@ describe(`migration 0004 on ${TEST_DIALECT}: messages indexed before it get thei
       select count(*) as n from message_search where message_id = ${bySoren.id}`.execute(db.kysely);
     expect(Number(rows[0]?.n)).toBe(0);
     expect(await ids('lac')).toEqual([byBen.id, orphan.id].sort());
+    // The front count follows a delete made outside the services (0009's triggers).
+    expect(await frontCount()).toBe(3);
   });
 });

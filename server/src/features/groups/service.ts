@@ -32,6 +32,7 @@ export async function insertGroup(tx: Tx, name: string, now: number): Promise<Gr
     created_at: now,
     last_activity_date: now,
     emptied_at: null,
+    front_count: 0,
   };
   await tx.insertInto('groups').values(group).execute();
   return group;

@@ -2,35 +2,37 @@ import { LIMITS, type FeedItem, type Message } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
-import { isMember } from '../groups/queries.js';
 import type { UserRow } from '../users/queries.js';
 import { presentFeedItem } from './presenter.js';
 import {
   childCounts,
-  countFrontMessages,
   findMessageViews,
   frontMessagesQuery,
   lineageOf,
+  memberFrontCount,
   previewsOf,
 } from './queries.js';
 import { messageAnswer } from './service.js';
 
-async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<void> {
-  if (!(await isMember(db, groupId, user.id))) throw notFound();
+/** The group's front message count, after checking that the caller is a member (404 otherwise). */
+async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<number> {
+  const frontCount = await memberFrontCount(db, groupId, user.id);
+  if (frontCount === undefined) throw notFound();
+  return frontCount;
 }
 
 /** GET /api/groups/{id}/page/{page} (contract §5.4): ids of front messages, 30 a page. */
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
   if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
   const db = ctx.db.kysely;
-  await requireMember(db, groupId, user);
+  const totalItems = await requireMember(db, groupId, user);
   const page = Number(rawPage);
   const rows = await frontMessagesQuery(db, groupId)
     .select('id')
     .limit(LIMITS.groupPageSize)
     .offset(page * LIMITS.groupPageSize)
     .execute();
-  return { messages: rows.map((r) => r.id), totalItems: await countFrontMessages(db, groupId) };
+  return { messages: rows.map((r) => r.id), totalItems };
 }
 
 /** The position of the last card of a page, opaque to clients: `<activity ms>.<id>` in base64url. */
@@ -92,7 +94,7 @@ export async function groupFeed(
   }
   const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
   const db = ctx.db.kysely;
-  await requireMember(db, groupId, user);
+  const totalItems = await requireMember(db, groupId, user);
 
   let page = frontMessagesQuery(db, groupId).select(['id', 'last_activity_date']);
   if (after !== null) {
@@ -106,11 +108,10 @@ export async function groupFeed(
   const rows = await page.limit(limit + 1).execute();
   const shown = rows.slice(0, limit);
   const ids = shown.map((r) => r.id);
-  const [views, counts, unread, totalItems, previews] = await Promise.all([
+  const [views, counts, unread, previews] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),
     unreadThreadIds(db, user, groupId),
-    countFrontMessages(db, groupId),
     previewsOf(ctx, db, ids),
   ]);
   const byId = new Map(views.map((v) => [v.id, v]));
@@ -128,8 +129,7 @@ export async function groupFeed(
 /** GET /api/groups/{id}/random (contract §5.5): a front message picked uniformly; null when none. */
 export async function randomMessage(ctx: AppContext, user: UserRow, groupId: string): Promise<Message | null> {
   const db = ctx.db.kysely;
-  await requireMember(db, groupId, user);
-  const total = await countFrontMessages(db, groupId);
+  const total = await requireMember(db, groupId, user);
   if (total === 0) return null;
   const offset = Math.floor(Math.random() * total);
   const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();

@@ -1167,6 +1167,42 @@ describe('GET /api/groups/{id}/page/{page} (§5.4)', () => {
     listed = await page(ana, small);
     expect(listed).toEqual({ messages: [root.id], totalItems: 1 });
   });
+
+  it('keeps totalItems equal to the front messages through posts, publishing and deleting whole threads', async () => {
+    const kept = await buildGroup(h.t.ctx, { name: 'Counted', members: [ana, ben] });
+    const counted = async (): Promise<number> => {
+      const row = await h.t.ctx.db.kysely
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('group_id', '=', kept.id)
+        .where('is_in_front', '=', 1)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+    const expectTotal = async (n: number): Promise<void> => {
+      expect((await page(ana, kept)).totalItems).toBe(n);
+      expect(await counted()).toBe(n);
+    };
+    await expectTotal(0);
+    const a = await post(ana, kept);
+    const b = await post(ben, kept);
+    await expectTotal(2);
+    const r1 = await reply(ben, a);
+    const r2 = await reply(ana, r1);
+    await expectTotal(2);
+    await publish(ben, r1.id);
+    await publish(ana, r2.id);
+    await expectTotal(4);
+    await publish(ana, r2.id); // already in front: counted once
+    await expectTotal(4);
+    // Deleting a post takes its thread, published replies included.
+    await remove(ana, a.id);
+    await expectTotal(1);
+    await remove(ben, b.id);
+    await expectTotal(0);
+    // Another group's count is its own.
+    expect((await page(ana, big)).totalItems).toBe(31);
+  });
 });
 
 describe('GET /api/groups/{id}/feed (§11.1)', () => {

@@ -137,12 +137,18 @@ export function frontMessagesQuery(db: Q, groupId: string) {
     .orderBy('id', 'desc');
 }
 
-export async function countFrontMessages(db: Q, groupId: string): Promise<number> {
+/**
+ * The number of front messages of a group the user belongs to, from the count its triggers keep
+ * (migration 0009); undefined when the user is not a member. One query answers both, because every
+ * group page and feed request needs both.
+ */
+export async function memberFrontCount(db: Q, groupId: string, userId: string): Promise<number | undefined> {
   const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('group_id', '=', groupId)
-    .where('is_in_front', '=', 1)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .selectFrom('groups as g')
+    .innerJoin('memberships as m', 'm.group_id', 'g.id')
+    .select('g.front_count')
+    .where('g.id', '=', groupId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.front_count);
 }
