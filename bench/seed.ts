@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Selectable } from 'kysely';
 import { loadConfig } from '../server/dist/config.js';
 import type { AppContext } from '../server/dist/context.js';
 import type { GroupsTable, MembershipsTable, UsersTable } from '../server/dist/db/schema.js';
@@ -123,13 +124,15 @@ async function writeUsers(ctx: AppContext, seedDb: SeedDb, people: PeoplePlan): 
 }
 
 async function writeGroups(seedDb: SeedDb, people: PeoplePlan): Promise<number> {
-  const groups: GroupsTable[] = people.groups.map((g) => ({
+  const groups: Selectable<GroupsTable>[] = people.groups.map((g) => ({
     id: g.id,
     name: g.name,
     secret_key: g.secretKey,
     created_at: g.createdAt,
     last_activity_date: g.lastActivity,
     emptied_at: null,
+    // The triggers of migration 0009 count the front messages as they are inserted.
+    front_count: 0,
   }));
   const memberships: MembershipsTable[] = people.groups
     .flatMap((g) =>

@@ -3,7 +3,7 @@
  * it, and bulk inserts that are much faster than the services' one-row-at-a-time writes.
  */
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Selectable } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../../server/dist/config.js';
 import { openDatabase, type Db } from '../../server/dist/db/database.js';
@@ -34,6 +34,7 @@ const COLUMNS = {
     created_at: 'bigint',
     last_activity_date: 'bigint',
     emptied_at: 'bigint',
+    front_count: 'integer',
   },
   memberships: { group_id: 'text', user_id: 'text', joined_at: 'bigint' },
   messages: {
@@ -96,7 +97,7 @@ const PG_CHUNK = 5_000;
 export interface SeedDb {
   db: Db;
   /** Inserts rows inside `tx` (on SQLite, the single connection `tx` also runs on). */
-  insert<T extends SeedTable>(tx: Tx, table: T, rows: Database[T][]): Promise<void>;
+  insert<T extends SeedTable>(tx: Tx, table: T, rows: Selectable<Database[T]>[]): Promise<void>;
   /** Runs `work` in one transaction. */
   transaction(work: (tx: Tx) => Promise<void>): Promise<void>;
   /** Leaves the database as the server expects it (WAL file; statistics on PostgreSQL) and closes. */
@@ -125,7 +126,7 @@ function openSqlite(file: string): SeedDb {
 
   return {
     db,
-    insert<T extends SeedTable>(_tx: Tx, table: T, rows: Database[T][]): Promise<void> {
+    insert<T extends SeedTable>(_tx: Tx, table: T, rows: Selectable<Database[T]>[]): Promise<void> {
       const columns = Object.keys(COLUMNS[table]) as (keyof Database[T] & string)[];
       let statement = statements.get(table);
       if (statement === undefined) {
@@ -134,7 +135,7 @@ function openSqlite(file: string): SeedDb {
         );
         statements.set(table, statement);
       }
-      for (const row of rows) statement.run(...columns.map((c) => row[c] ?? null));
+      for (const row of rows) statement.run(...columns.map((c) => (row as Record<string, unknown>)[c] ?? null));
       return Promise.resolve();
     },
     transaction: (work) => kysely.transaction().execute(work),
@@ -154,12 +155,15 @@ function openPostgres(url: string): SeedDb {
   const db = openDatabase({ kind: 'postgres', url });
   return {
     db,
-    async insert<T extends SeedTable>(tx: Tx, table: T, rows: Database[T][]): Promise<void> {
+    async insert<T extends SeedTable>(tx: Tx, table: T, rows: Selectable<Database[T]>[]): Promise<void> {
       const types: Record<string, string> = COLUMNS[table];
       const columns = Object.keys(types) as (keyof Database[T] & string)[];
       for (let i = 0; i < rows.length; i += PG_CHUNK) {
         const chunk = rows.slice(i, i + PG_CHUNK);
-        const arrays = columns.map((c) => sql`${chunk.map((row) => row[c] ?? null)}::${sql.raw(types[c] as string)}[]`);
+        const arrays = columns.map(
+          (c) =>
+            sql`${chunk.map((row) => (row as Record<string, unknown>)[c] ?? null)}::${sql.raw(types[c] as string)}[]`,
+        );
         await sql`
           insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
           select * from unnest(${sql.join(arrays)})`.execute(tx);
