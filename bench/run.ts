@@ -133,7 +133,7 @@ async function main(): Promise<number> {
   let cleanup: { deleted: number; failed: number; seconds: number } | null = null;
 
   try {
-    server = await startServer(repoRoot, manifest);
+    server = await startServer(repoRoot, manifest, options.cpuProfDir);
     log(`server up at ${server.url} (pid ${server.pid})`);
     const scenarios = loadScenarios(manifest).filter((s) => wanted(s.name));
     const reads = scenarios.filter((s) => s.name !== 'post');

@@ -121,7 +121,12 @@ function openSqlite(file: string): SeedDb {
   sqlite.pragma('cache_size = -1048576');
   sqlite.pragma('temp_store = MEMORY');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const db: Db = { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+  const db: Db = {
+    kysely,
+    dialect: 'sqlite',
+    transaction: (work) => kysely.transaction().execute(work),
+    close: () => kysely.destroy(),
+  };
   const statements = new Map<string, SQLite.Statement<unknown[]>>();
 
   return {

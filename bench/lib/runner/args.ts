@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { DbKind, RunOptions, Scale } from './types.ts';
 
 export const USAGE = `Usage: node bench/run.ts --scale small|full [--db sqlite|postgres] [--duration S] [--connections N] [--smoke]
-       [--only name,name] [--manifest path/to/manifest.json]
+       [--only name,name] [--manifest path/to/manifest.json] [--cpu-prof DIR]
 
   --scale        which generated data set: bench/data/<db>-<scale>/manifest.json (default small)
   --db           sqlite (default) or postgres
@@ -11,7 +11,9 @@ export const USAGE = `Usage: node bench/run.ts --scale small|full [--db sqlite|p
   --smoke        a quick pass that checks the harness: 1 s per scenario, 50 event streams;
                  exits non-zero when a scenario has errors or no answers; writes results/smoke.json
   --only         run only these scenarios (comma-separated names)
-  --manifest     another manifest than the one of --scale and --db`;
+  --manifest     another manifest than the one of --scale and --db
+  --cpu-prof     run the server with V8's --cpu-prof; its .cpuprofile lands in DIR when it stops
+                 (open it in Chrome DevTools, Performance tab)`;
 
 export interface ParsedArgs extends RunOptions {
   manifestPath: string | null;
@@ -29,6 +31,7 @@ export function readArgs(argv: string[]): ParsedArgs {
       smoke: { type: 'boolean', default: false },
       only: { type: 'string' },
       manifest: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -70,5 +73,6 @@ export function readArgs(argv: string[]): ParsedArgs {
     streamUsers: smoke ? 10 : 1000,
     only,
     manifestPath: values.manifest ?? null,
+    cpuProfDir: values['cpu-prof'] ?? null,
   };
 }

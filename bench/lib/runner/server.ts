@@ -119,7 +119,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts `node server/dist/main.js` on the manifest's data, on loopback and a free port, and waits
  * until `GET /api/info` answers 200.
  */
-export async function startServer(repoRoot: string, manifest: Manifest): Promise<RunningServer> {
+export async function startServer(
+  repoRoot: string,
+  manifest: Manifest,
+  cpuProfDir: string | null = null,
+): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -136,7 +140,9 @@ export async function startServer(repoRoot: string, manifest: Manifest): Promise
   else delete env.DATABASE_URL;
 
   const main = path.join(repoRoot, 'server', 'dist', 'main.js');
-  const { child, tail } = spawnTracked([main], env, 'server');
+  // A profile is written when the process exits, which it does on the SIGTERM of `stop`.
+  const profile = cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`];
+  const { child, tail } = spawnTracked([...profile, main], env, 'server');
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const stop = () => stopChild(child);

@@ -27,6 +27,8 @@ export interface RunOptions {
   streamUsers: number;
   /** Optional filter: run only these scenarios (names). */
   only: string[] | null;
+  /** Where the server writes a V8 CPU profile when it stops (`--cpu-prof`); null for none. */
+  cpuProfDir: string | null;
 }
 
 /** What the lead's `measureWeb` (bench/lib/runner/web.ts) receives. */

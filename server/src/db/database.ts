@@ -4,7 +4,10 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
+import { ReadWriteSqliteDialect } from './sqlite-driver.js';
+import { SqliteWriteBatcher } from './write-batch.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -12,6 +15,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * Runs `work` in a transaction: its own on PostgreSQL; on SQLite possibly shared with others that
+   * arrived meanwhile, each in its own savepoint (group commit, `write-batch.ts`).
+   */
+  transaction<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -24,18 +32,58 @@ export function openDatabase(database: Config['database']): Db {
   if (database.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: database.url, max: 10 });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+    return {
+      kysely,
+      dialect: 'postgres',
+      transaction: (work) => kysely.transaction().execute(work),
+      close: () => kysely.destroy(),
+    };
   }
   if (database.file !== ':memory:') mkdirSync(path.dirname(database.file), { recursive: true });
-  const sqlite = new SQLite(database.file);
+  const writer = new SQLite(database.file);
   // WAL lets readers run while one writer writes, and lets the admin CLI work beside the server.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('foreign_keys = ON');
   // A second process (the CLI) may hold the write lock briefly; wait instead of failing.
-  sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
-  return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+  writer.pragma('busy_timeout = 5000');
+  const kysely = new Kysely<Database>({
+    dialect:
+      // Two connections to ':memory:' would be two databases.
+      database.file === ':memory:'
+        ? new SqliteDialect({ database: reusingStatements(writer) })
+        : new ReadWriteSqliteDialect(reusingStatements(writer), reusingStatements(openReader(database.file))),
+  });
+  const batcher = new SqliteWriteBatcher(kysely);
+  const checkpointer = database.file === ':memory:' ? null : checkpointInBackground(writer, database.file);
+  return {
+    kysely,
+    dialect: 'sqlite',
+    transaction: (work) => batcher.run(work),
+    close: async () => {
+      await checkpointer?.stop();
+      // The last connection to close checkpoints what is left and removes the WAL.
+      await kysely.destroy();
+    },
+  };
+}
+
+/** Moves checkpoints off the request thread (checkpointer.ts); SQLite's own return if it fails. */
+function checkpointInBackground(writer: SQLite.Database, file: string): BackgroundCheckpointer {
+  writer.pragma('wal_autocheckpoint = 0');
+  return new BackgroundCheckpointer(file, (message) => {
+    if (!writer.open) return;
+    writer.pragma('wal_autocheckpoint = 1000');
+    process.emitWarning(`Background checkpoints failed, SQLite checkpoints in commits again: ${message}`);
+  });
+}
+
+/** The read connection of `sqlite-driver.ts`: it cannot write, and waits like the writer for the CLI. */
+function openReader(file: string): SQLite.Database {
+  const reader = new SQLite(file);
+  reader.pragma('query_only = ON');
+  reader.pragma('busy_timeout = 5000');
+  return reader;
 }
 
 /** Statements kept per SQL text; past this many, the oldest is dropped. */

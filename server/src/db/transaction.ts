@@ -7,7 +7,8 @@ export type Tx = Kysely<Database>;
 export type AfterCommit = (work: () => void | Promise<void>) => void;
 
 /**
- * Runs `work` in one transaction. Side effects registered with `afterCommit` run only after the
+ * Runs `work` in one transaction (on SQLite it may share the commit with others: `write-batch.ts`;
+ * it still succeeds or fails alone). Side effects registered with `afterCommit` run only after the
  * commit, so nobody hears of a row that was rolled back; a failing side effect is logged, never
  * turned into a failed request.
  */
@@ -16,7 +17,7 @@ export async function transaction<T>(
   work: (tx: Tx, afterCommit: AfterCommit) => Promise<T>,
 ): Promise<T> {
   const pending: (() => void | Promise<void>)[] = [];
-  const result = await ctx.db.kysely.transaction().execute((tx) => work(tx, (fn) => pending.push(fn)));
+  const result = await ctx.db.transaction((tx) => work(tx, (fn) => pending.push(fn)));
   for (const fn of pending) {
     try {
       await fn();

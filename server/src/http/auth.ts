@@ -49,11 +49,12 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     refreshMediaCookie(ctx, request, reply);
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
     if (request.routeOptions.config.readOnly === true) return payload;
-    await ctx.db.kysely
-      .updateTable('users')
-      .set({ last_activity_date: ctx.clock.now() })
-      .where('id', '=', request.user.id)
-      .execute()
+    const userId = request.user.id;
+    // Through `Db.transaction`, so on SQLite it shares the commit of the writes around it.
+    await ctx.db
+      .transaction((tx) =>
+        tx.updateTable('users').set({ last_activity_date: ctx.clock.now() }).where('id', '=', userId).execute(),
+      )
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
     return payload;
   });

@@ -213,7 +213,7 @@ export async function uploadFile(
     const job = kind === 'video' ? 'process-video' : kind === 'audio' ? 'process-audio' : null;
     try {
       // The job exists exactly when the file does: both in one transaction.
-      await ctx.db.kysely.transaction().execute(async (tx) => {
+      await ctx.db.transaction(async (tx) => {
         await tx.insertInto('files').values(row).execute();
         if (job !== null) await ctx.jobs.enqueue(tx, job, { fileId: id });
       });

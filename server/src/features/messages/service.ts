@@ -6,7 +6,7 @@ import { ApiError, invalidField, missingField, notFound } from '../../lib/errors
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
 import { isMember } from '../groups/queries.js';
-import { notifyGroupMembers, publishNotifications } from '../notifications/service.js';
+import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { canEditMessage } from './policy.js';
@@ -134,7 +134,8 @@ async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
 
 /**
  * POST /api/messages (contract §6.1): a post, or a reply at any depth. The thread and the group move
- * up; other members are notified after the commit; the search index follows before the answer.
+ * up; other members are notified in the same transaction and hear of it live after the commit; the
+ * search index follows before the answer.
  */
 export async function createMessage(ctx: AppContext, user: UserRow, body: Body): Promise<Message> {
   const groupId = body.id('group');
@@ -185,7 +186,8 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     }
     await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
-    afterCommit(() => announceNewMessage(ctx, user, message, parent));
+    const notifications = await notifyNewMessage(tx, user, message, parent, now);
+    afterCommit(() => announceNewMessage(ctx, message, parent, notifications));
     if (files.length === 0) afterCommit(() => previewFirstUrlLater(ctx, data.text));
     return message;
   });
@@ -204,33 +206,41 @@ function previewFirstUrlLater(ctx: AppContext, text: string | null): void {
 }
 
 /**
- * After a message is committed: `new_message` or `new_comment` for every other member (contract
- * §10.1), then the live events. Runs after the commit, so nobody hears of a rolled-back message.
+ * `new_message` or `new_comment` for every other member (contract §10.1), written in the message's
+ * own transaction: one commit per post, and a rolled-back message leaves no notification behind.
  */
-async function announceNewMessage(
-  ctx: AppContext,
+async function notifyNewMessage(
+  tx: Tx,
   author: UserRow,
   message: MessageRow,
   parent: MessageRow | undefined,
-) {
+  now: number,
+): Promise<CreatedNotification[]> {
   const fromMessage = parent ?? message;
-  const created = await transaction(ctx, async (tx) =>
-    notifyGroupMembers(
-      tx,
-      message.group_id,
-      author.id,
-      {
-        type: parent === undefined ? 'new_message' : 'new_comment',
-        target: message.id,
-        fromUserId: author.id,
-        fromGroupId: message.group_id,
-        fromMessageId: fromMessage.id,
-        title: await notificationTitle(tx, fromMessage),
-      },
-      ctx.clock.now(),
-    ),
+  return notifyGroupMembers(
+    tx,
+    message.group_id,
+    author.id,
+    {
+      type: parent === undefined ? 'new_message' : 'new_comment',
+      target: message.id,
+      fromUserId: author.id,
+      fromGroupId: message.group_id,
+      fromMessageId: fromMessage.id,
+      title: await notificationTitle(tx, fromMessage),
+    },
+    now,
   );
-  publishNotifications(ctx.events, created);
+}
+
+/** After the commit, so nobody hears of a rolled-back message: the live events. */
+function announceNewMessage(
+  ctx: AppContext,
+  message: MessageRow,
+  parent: MessageRow | undefined,
+  notifications: CreatedNotification[],
+): void {
+  publishNotifications(ctx.events, notifications);
   ctx.events.publish({
     type: parent === undefined ? 'message' : 'comment',
     groupId: message.group_id,

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHECKPOINT_INTERVAL_MS, TRUNCATE_AFTER_FRAMES } from './checkpointer.js';
+import { openDatabase, type Db } from './database.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it holds or `ms` passed; answers whether it held. */
+async function eventually(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await sleep(50);
+  }
+  return check();
+}
+
+// Checkpoints in the worker thread (checkpointer.ts), seen from the files on disk.
+describe('SQLite background checkpoints', () => {
+  let dir: string;
+  let file: string;
+  let db: Db;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'kith-checkpoint-'));
+    file = path.join(dir, 'kith.db');
+    db = openDatabase({ kind: 'sqlite', file });
+    await sql`create table blobs (data blob)`.execute(db.kysely);
+  });
+
+  afterEach(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Writes about `pages` pages of 4 KiB in one transaction. */
+  const write = (pages: number) =>
+    db.transaction((tx) =>
+      sql`
+        with recursive n(i) as (select 1 union all select i + 1 from n where i < ${pages})
+        insert into blobs select zeroblob(3900) from n`.execute(tx),
+    );
+
+  it('copies committed pages into the database file without the writer checkpointing', async () => {
+    await write(1);
+    // The server's own connection does not checkpoint, or this would happen inside the commit.
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely);
+    expect(rows[0]?.wal_autocheckpoint).toBe(0);
+    const before = statSync(file).size;
+    await write(2000);
+    // Right after the commit the pages are only in the WAL.
+    expect(statSync(file).size).toBe(before);
+    expect(await eventually(() => statSync(file).size > before + 2000 * 3900, 5 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+  });
+
+  it(`empties the WAL once it holds more than ${TRUNCATE_AFTER_FRAMES} frames`, async () => {
+    await write(TRUNCATE_AFTER_FRAMES + 500);
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(TRUNCATE_AFTER_FRAMES * 4096);
+    expect(await eventually(() => statSync(`${file}-wal`).size === 0, 5 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db.kysely);
+    expect(rows[0]?.n).toBe(TRUNCATE_AFTER_FRAMES + 500);
+  });
+});

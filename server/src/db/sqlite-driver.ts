@@ -1,0 +1,168 @@
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+/** What the driver needs of a connection: statements by SQL text (reused, see database.ts). */
+export interface StatementSource {
+  prepare(sql: string): SQLite.Statement;
+  close(): void;
+}
+
+function execute<R>(source: StatementSource, { sql, parameters }: CompiledQuery): QueryResult<R> {
+  const statement = source.prepare(sql);
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/** Waiters for the write connection, first come first served. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Resolves with the function that releases the lock. */
+  lock(): Promise<() => void> {
+    let release = (): void => undefined;
+    const next = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const acquired = this.tail.then(() => release);
+    this.tail = this.tail.then(() => next);
+    return acquired;
+  }
+}
+
+/**
+ * One SQLite file, two connections: a writer, shared by every transaction and write in turn, and a
+ * reader for the SELECTs made outside a transaction.
+ *
+ * Kysely's own SQLite driver has one connection behind a mutex, so every request's first read (the
+ * API key lookup) waited for whatever transaction was running. Under a burst of posts no request
+ * could reach the write queue while a batch ran, and group commit (`write-batch.ts`) found nothing to
+ * group. In WAL mode a reader sees the last commit and never waits for the writer, and no write can
+ * go through the reader (`query_only`), so there is still exactly one writer.
+ */
+export class ReadWriteSqliteDriver implements Driver {
+  private readonly writeLock = new Mutex();
+
+  constructor(
+    private readonly writer: StatementSource,
+    private readonly reader: StatementSource,
+  ) {}
+
+  async init(): Promise<void> {}
+
+  acquireConnection(): Promise<DatabaseConnection> {
+    return Promise.resolve(new RoutedConnection(this.writer, this.reader, this.writeLock));
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).begin();
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    // A failed commit leaves the transaction open; Kysely then rolls back, which releases the lock.
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+    (connection as RoutedConnection).end();
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    } finally {
+      (connection as RoutedConnection).end();
+    }
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as RoutedConnection).end();
+  }
+
+  async destroy(): Promise<void> {
+    this.reader.close();
+    this.writer.close();
+  }
+}
+
+/** A connection as Kysely sees it: in a transaction it holds the writer; outside, it routes each query. */
+class RoutedConnection implements DatabaseConnection {
+  private release: (() => void) | null = null;
+
+  constructor(
+    private readonly writer: StatementSource,
+    private readonly reader: StatementSource,
+    private readonly writeLock: Mutex,
+  ) {}
+
+  async begin(): Promise<void> {
+    const release = await this.writeLock.lock();
+    try {
+      // IMMEDIATE: the write lock is taken now, waiting (busy_timeout) for another process or the
+      // checkpointer's TRUNCATE. A deferred transaction that had already read would instead fail at
+      // its first write with SQLITE_BUSY at once, as SQLite cannot wait there without risking deadlock.
+      execute(this.writer, CompiledQuery.raw('begin immediate'));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.release = release;
+  }
+
+  end(): void {
+    this.release?.();
+    this.release = null;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.release !== null) return execute<R>(this.writer, query);
+    if (SelectQueryNode.is(query.query)) return execute<R>(this.reader, query);
+    // A write outside a transaction takes its turn on the writer.
+    const release = await this.writeLock.lock();
+    try {
+      return execute<R>(this.writer, query);
+    } finally {
+      release();
+    }
+  }
+
+  // eslint-disable-next-line require-yield -- no code streams results
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Kith does not stream SQLite results');
+  }
+}
+
+/** Kysely's SQLite compiler, adapter and introspector, on the read/write driver. */
+export class ReadWriteSqliteDialect implements Dialect {
+  constructor(
+    private readonly writer: StatementSource,
+    private readonly reader: StatementSource,
+  ) {}
+
+  createDriver(): Driver {
+    return new ReadWriteSqliteDriver(this.writer, this.reader);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}

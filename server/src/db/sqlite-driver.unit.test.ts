@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from './database.js';
+
+// The read/write SQLite driver (sqlite-driver.ts) on a real file, through the app's `Db`.
+describe('SQLite reader and writer connections', () => {
+  let dir: string;
+  let db: Db;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'kith-driver-'));
+    db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'kith.db') });
+    await sql`create table items (name text primary key)`.execute(db.kysely);
+  });
+
+  afterEach(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const items = async (): Promise<string[]> =>
+    (await sql<{ name: string }>`select name from items order by name`.execute(db.kysely)).rows.map((r) => r.name);
+
+  /** A transaction that wrote `name` and stays open until `release()`. */
+  function openTransaction(name: string) {
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let wrote = (): void => undefined;
+    const written = new Promise<void>((resolve) => {
+      wrote = resolve;
+    });
+    const done = db.kysely.transaction().execute(async (tx) => {
+      await sql`insert into items (name) values (${name})`.execute(tx);
+      wrote();
+      await gate;
+    });
+    return { release, written, done };
+  }
+
+  it('answers a SELECT while a transaction is open, with the last committed state', async () => {
+    await sql`insert into items (name) values ('committed')`.execute(db.kysely);
+    const open = openTransaction('pending');
+    await open.written;
+    // A query builder SELECT goes to the reader: it does not wait, and it does not see 'pending'.
+    const rows = await db.kysely
+      .selectFrom(sql<{ name: string }>`items`.as('i'))
+      .select('i.name')
+      .execute();
+    expect(rows.map((r) => r.name)).toEqual(['committed']);
+    open.release();
+    await open.done;
+    expect(await items()).toEqual(['committed', 'pending']);
+  });
+
+  it('makes a write outside a transaction wait for the open one, then run', async () => {
+    const open = openTransaction('first');
+    await open.written;
+    let ran = false;
+    const write = sql`insert into items (name) values ('second')`.execute(db.kysely).then(() => {
+      ran = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ran).toBe(false);
+    open.release();
+    await Promise.all([open.done, write]);
+    expect(await items()).toEqual(['first', 'second']);
+  });
+
+  it('releases the writer after a failed transaction', async () => {
+    await expect(
+      db.kysely.transaction().execute(async (tx) => {
+        await sql`insert into items (name) values ('gone')`.execute(tx);
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    await sql`insert into items (name) values ('next')`.execute(db.kysely);
+    expect(await items()).toEqual(['next']);
+  });
+});

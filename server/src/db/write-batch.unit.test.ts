@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Db } from './database.js';
+import { MAX_BATCH } from './write-batch.js';
+
+// Group commit on a real SQLite file (write-batch.ts), through the app's own `Db.transaction`.
+describe('SQLite group commit', () => {
+  let dir: string;
+  let db: Db;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'kith-batch-'));
+    db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'kith.db') });
+    await sql`create table items (name text primary key)`.execute(db.kysely);
+    // A deferred foreign key is checked at COMMIT: the way to make a commit itself fail.
+    await sql`create table links (item text references items (name) deferrable initially deferred)`.execute(db.kysely);
+  });
+
+  afterEach(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const names = async (): Promise<string[]> =>
+    (await sql<{ name: string }>`select name from items order by name`.execute(db.kysely)).rows.map((r) => r.name);
+
+  const insert = (name: string) => (tx: Db['kysely']) => sql`insert into items (name) values (${name})`.execute(tx);
+
+  /** A transaction that has started and holds the writer until `release()`, so others queue behind it. */
+  async function blocker() {
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const done = db.transaction(async (tx) => {
+      await insert('first')(tx);
+      started();
+      await gate;
+      return 'first';
+    });
+    await running;
+    return { release, done };
+  }
+
+  it('runs transactions that arrive meanwhile together, in one commit, each with its own answer', async () => {
+    const begin = vi.spyOn(db.kysely, 'transaction');
+    const first = await blocker();
+    const rest = Array.from({ length: 9 }, (_, i) =>
+      db.transaction(async (tx) => {
+        await insert(`item ${i}`)(tx);
+        return i * 10;
+      }),
+    );
+    first.release();
+    expect(await first.done).toBe('first');
+    expect(await Promise.all(rest)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80]);
+    expect(await names()).toHaveLength(10);
+    // The first alone, then the nine queued behind it in one SQLite transaction.
+    expect(begin).toHaveBeenCalledTimes(2);
+  });
+
+  it('rolls back only the unit that throws, with everything it wrote, and rejects only its caller', async () => {
+    const first = await blocker();
+    const before = db.transaction(insert('before'));
+    const failing = db.transaction(async (tx) => {
+      await insert('doomed a')(tx);
+      await insert('doomed b')(tx);
+      throw new Error('changed my mind');
+    });
+    const duplicate = db.transaction(async (tx) => {
+      await insert('dup ok')(tx);
+      await insert('before')(tx); // a unique violation after a write of its own
+    });
+    const after = db.transaction(insert('after'));
+    first.release();
+    await first.done;
+    await expect(failing).rejects.toThrow('changed my mind');
+    await expect(duplicate).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    await Promise.all([before, after]);
+    expect(await names()).toEqual(['after', 'before', 'first']);
+  });
+
+  it('rejects every unit of a batch whose commit fails, and writes none of it', async () => {
+    const first = await blocker();
+    const good = db.transaction(insert('good'));
+    const breaksCommit = db.transaction((tx) => sql`insert into links (item) values ('nowhere')`.execute(tx));
+    first.release();
+    await first.done;
+    await expect(good).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    await expect(breaksCommit).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    expect(await names()).toEqual(['first']);
+    // The connection is usable again.
+    await db.transaction(insert('later'));
+    expect(await names()).toEqual(['first', 'later']);
+  });
+
+  it('lets transactions queued in the same turn of the event loop share the first commit', async () => {
+    const begin = vi.spyOn(db.kysely, 'transaction');
+    await Promise.all([db.transaction(insert('a')), db.transaction(insert('b')), db.transaction(insert('c'))]);
+    expect(await names()).toEqual(['a', 'b', 'c']);
+    expect(begin).toHaveBeenCalledTimes(1);
+  });
+
+  it(`splits a long queue into batches of at most ${MAX_BATCH}`, async () => {
+    const begin = vi.spyOn(db.kysely, 'transaction');
+    const first = await blocker();
+    const queued = Array.from({ length: MAX_BATCH + 1 }, (_, i) => db.transaction(insert(`q${i}`)));
+    first.release();
+    await Promise.all([first.done, ...queued]);
+    expect(await names()).toHaveLength(MAX_BATCH + 2);
+    expect(begin).toHaveBeenCalledTimes(3);
+  });
+});
