@@ -223,17 +223,20 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
   if (db.dialect === 'sqlite') {
     rows = await db.all(
       `with hits as materialized (
-         select message_id, -bm25(message_search, 0, 0, 3, 2, 1) as score
+         select rowid as id, -bm25(message_search, 0, 0, 3, 2, 1) as score
          from message_search
          where message_search match ?
-       )
-       select hits.message_id, hits.score, count(*) over () as total
+       ),
+       cutoff as (select score from hits order by score desc limit 1 offset ?)
+       select r.message_id, hits.score, (select count(*) from hits) as total
        from hits
-       cross join messages m on m.id = hits.message_id
-       where m.group_id = ? and m.is_deleted = 0
+       cross join message_search_rows r on r.id = hits.id
+       cross join messages m on m.id = r.message_id
+       where hits.score >= coalesce((select score from cutoff), -1e308)
+         and m.group_id = ? and m.is_deleted = 0
        order by hits.score desc, m.last_activity_date desc, m.id desc
        limit ?`,
-      [ftsQuery(groupId, terms), groupId, limit],
+      [ftsQuery(groupId, terms), limit - 1, groupId, limit],
     );
   } else {
     const hashtagFilter = terms.hashtags.length > 0 ? 'and s.hashtags @> ?::text[]' : '';
@@ -244,20 +247,26 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
       tsqueryText(terms),
       ...(terms.hashtags.length > 0 ? [terms.hashtags] : []),
       groupId,
+      limit - 1,
       groupId,
       limit,
     ];
     rows = await db.all(
-      `select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?))) as score,
-         count(*) over () as total
-       from message_search s
-       join messages m on m.id = s.message_id
-       where s.document @@ (quote_literal('@' || ?::text)::tsquery && to_tsquery('simple', kith_unaccent(?)))
-         ${hashtagFilter}
-         and s.group_id = ?
+      `with hits as materialized (
+         select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?))) as score
+         from message_search s
+         where s.document @@ (quote_literal('@' || ?::text)::tsquery && to_tsquery('simple', kith_unaccent(?)))
+           ${hashtagFilter}
+           and s.group_id = ?
+       ),
+       cutoff as (select score from hits order by score desc limit 1 offset ?)
+       select hits.message_id, hits.score, (select count(*) from hits) as total
+       from hits
+       join messages m on m.id = hits.message_id
+       where hits.score >= coalesce((select score from cutoff), '-Infinity'::float4)
          and m.group_id = ?
          and m.is_deleted = 0
-       order by score desc, m.last_activity_date desc, m.id desc
+       order by hits.score desc, m.last_activity_date desc, m.id desc
        limit ?`,
       params,
     );

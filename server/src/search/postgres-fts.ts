@@ -86,19 +86,25 @@ export class PostgresFtsIndex implements SearchIndex {
     const userQuery = sql`to_tsquery('simple', kith_unaccent(${tsqueryText(terms)}))`;
     const groupQuery = sql`quote_literal('@' || ${query.groupId}::text)::tsquery`;
     const hashtagFilter = terms.hashtags.length > 0 ? sql`and s.hashtags @> ${terms.hashtags}::text[]` : sql``;
-    // The score ranks on the user's terms only (the group lexeme is in every row). Placeholders
-    // are filtered again in case one was left in the index.
-    const { rows } = await sql<{ message_id: string; score: number; total: number }>`
-      select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score,
-        count(*) over () as total
-      from message_search s
-      join messages m on m.id = s.message_id
-      where s.document @@ (${groupQuery} && ${userQuery})
-        ${hashtagFilter}
-        and s.group_id = ${query.groupId}
+    // The score ranks on the user's terms only (the group lexeme is in every row). As on SQLite
+    // (sqlite-fts.ts), only the hits that can be on the page are joined to their rows, the total
+    // is the number of hits, and placeholders are filtered again in case one was left in the index.
+    const { rows } = await sql<{ message_id: string; score: number; total: number | string }>`
+      with hits as materialized (
+        select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score
+        from message_search s
+        where s.document @@ (${groupQuery} && ${userQuery})
+          ${hashtagFilter}
+          and s.group_id = ${query.groupId}
+      ),
+      cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)})
+      select hits.message_id, hits.score, (select count(*) from hits) as total
+      from hits
+      join messages m on m.id = hits.message_id
+      where hits.score >= coalesce((select score from cutoff), '-Infinity'::float4)
         and m.group_id = ${query.groupId}
         and m.is_deleted = 0
-      order by score desc, m.last_activity_date desc, m.id desc
+      order by hits.score desc, m.last_activity_date desc, m.id desc
       limit ${query.limit}`.execute(db);
     return {
       hits: rows.map((row) => ({ messageId: row.message_id, score: Number(row.score) })),

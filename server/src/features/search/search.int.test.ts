@@ -228,7 +228,22 @@ describe('POST /api/messages/search (contract §6.8)', () => {
     const res = await search({ group: family.id, search: 'herisson' });
     expect(res.status, res.text).toBe(200);
     expect(res.body.messages.map((m: { id: string }) => m.id)).toEqual([mine]);
-    expect(res.body.totalItems).toBe(1);
+  });
+
+  it('does not count a reply deleted into a placeholder through the API', async () => {
+    const create = async (body: Record<string, unknown>): Promise<string> => {
+      const res = await h.api.post('/messages', { key: ana.key, body: { group: family.id, ...body } });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as string;
+    };
+    const root = await create({ data: { text: 'Le verger' } });
+    const reply = await create({ parent: root, data: { text: 'Un écureuil roux' } });
+    await create({ parent: reply, data: { text: 'Il revient chaque matin' } });
+    expect((await search({ group: family.id, search: 'ecureuil' })).body.totalItems).toBe(1);
+    // It has a reply, so it becomes a placeholder (contract §10.3) and leaves the index.
+    expect((await h.api.delete(`/messages/${reply}`, { key: ana.key })).status).toBe(204);
+    const res = await search({ group: family.id, search: 'ecureuil' });
+    expect(res.body).toMatchObject({ messages: [], totalItems: 0 });
   });
 
   it('answers an empty result, not an error, when no term is usable', async () => {
