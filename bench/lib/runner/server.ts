@@ -116,6 +116,19 @@ export interface RunningServer {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The Node flags of `npm run serve` (the root package.json), so the benchmark measures the server as
+ * it is run: `node <flags> server/dist/main.js`.
+ */
+function serveFlags(repoRoot: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const match = /^node((?: --[^\s]+)*) server\/dist\/main\.js$/.exec(scripts.serve ?? '');
+  if (match === null) throw new Error(`package.json "serve" is not "node [flags] server/dist/main.js"`);
+  return (match[1] ?? '').split(' ').filter((flag) => flag !== '');
+}
+
+/**
  * Starts `node server/dist/main.js` on the manifest's data, on loopback and a free port, and waits
  * until `GET /api/info` answers 200.
  */
@@ -140,9 +153,10 @@ export async function startServer(
   else delete env.DATABASE_URL;
 
   const main = path.join(repoRoot, 'server', 'dist', 'main.js');
+  const flags = serveFlags(repoRoot);
   // A profile is written when the process exits, which it does on the SIGTERM of `stop`.
   const profile = cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`];
-  const { child, tail } = spawnTracked([...profile, main], env, 'server');
+  const { child, tail } = spawnTracked([...flags, ...profile, main], env, 'server');
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const stop = () => stopChild(child);
