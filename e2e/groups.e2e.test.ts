@@ -404,7 +404,7 @@ describe('groups and the feed', () => {
     await screenshot(page, 'desktop-breadcrumbs');
   });
 
-  // i18next treats an empty text as missing and prints its key: no such key may reach the page.
+  // An empty text counts as missing and shows its key (web/src/lib/translate.ts): no such key may reach the page.
   it('shows no raw text key under a message without comments', async () => {
     await threads();
     const id = await post(threadsId, { title: 'Nobody answered yet' });

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
-import { useTranslation } from 'react-i18next';
 import { alerts } from '../lib/alerts.ts';
 import type { AlertStyle, createAlertStore } from '../lib/alerts.ts';
+import { useTranslation } from '../lib/i18n';
 import styles from './Alerts.module.css';
 
 // Problems interrupt the screen reader; confirmations wait for a pause.

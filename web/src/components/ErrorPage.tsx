@@ -1,6 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /** What the router shows for unknown routes and for a screen that crashed (product spec §2). */

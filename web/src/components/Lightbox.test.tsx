@@ -1,34 +1,12 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import i18next from 'i18next';
-import type { ReactElement } from 'react';
-import { I18nextProvider } from 'react-i18next';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { initI18n } from '../lib/i18n';
 import { Lightbox } from './Lightbox.tsx';
 import type { LightboxImage, LightboxProps } from './Lightbox.tsx';
 
-// A private i18next instance with the English texts, so the interpolated counter can be checked.
-const i18n = i18next.createInstance();
-
+// The en_US texts, so the labels and the interpolated counter can be checked.
 beforeAll(async () => {
-  await i18n.init({
-    lng: 'en',
-    interpolation: { escapeValue: false },
-    resources: {
-      en: {
-        translation: {
-          lightbox: {
-            title: 'Image viewer',
-            counter: '{{current}} / {{total}}',
-            close: 'Close',
-            previous: 'Previous image',
-            next: 'Next image',
-            zoom_in: 'Zoom in',
-            zoom_out: 'Zoom out',
-          },
-        },
-      },
-    },
-  });
+  await initI18n('en_US');
 });
 
 afterEach(() => {
@@ -41,15 +19,11 @@ const images: LightboxImage[] = Array.from({ length: 7 }, (_, i) => ({
   alt: `Photo ${i + 1}`,
 }));
 
-function withI18n(element: ReactElement) {
-  return <I18nextProvider i18n={i18n}>{element}</I18nextProvider>;
-}
-
 function setup(props: Partial<LightboxProps> = {}) {
   const onIndexChange = vi.fn<(index: number) => void>();
   const onClose = vi.fn<() => void>();
   const all: LightboxProps = { images, index: 2, onIndexChange, onClose, ...props };
-  const result = render(withI18n(<Lightbox {...all} />));
+  const result = render(<Lightbox {...all} />);
   const dialog = screen.getByRole('dialog');
   const image = screen.getByRole('img');
   // The stage is the image's parent: the dark area around the image.
@@ -82,10 +56,10 @@ describe('Lightbox', () => {
     expect(image.getAttribute('alt')).toBe('Photo 3');
     expect(screen.getByText('3 / 7')).toBeTruthy();
     expect(dialog.getAttribute('aria-modal')).toBe('true');
-    expect(dialog.getAttribute('aria-label')).toBe('Image viewer');
+    expect(dialog.getAttribute('aria-label')).toBe('Picture viewer');
     expect(dialog.parentElement).toBe(document.body);
     expect(container.contains(dialog)).toBe(false);
-    for (const name of ['Close', 'Previous image', 'Next image', 'Zoom in', 'Zoom out']) {
+    for (const name of ['Close', 'Previous picture', 'Next picture', 'Zoom in', 'Zoom out']) {
       expect(screen.getByRole('button', { name })).toBeTruthy();
     }
   });
@@ -93,8 +67,8 @@ describe('Lightbox', () => {
   it('hides previous and next when there is only one image', () => {
     setup({ images: [images[0]!], index: 0 });
     expect(screen.getByText('1 / 1')).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Previous image' })).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Next image' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Previous picture' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Next picture' })).toBeNull();
   });
 
   it('moves with the arrow keys and buttons', () => {
@@ -103,9 +77,9 @@ describe('Lightbox', () => {
     expect(onIndexChange).toHaveBeenLastCalledWith(3);
     fireEvent.keyDown(dialog, { key: 'ArrowLeft' });
     expect(onIndexChange).toHaveBeenLastCalledWith(1);
-    fireEvent.click(screen.getByRole('button', { name: 'Next image' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Next picture' }));
     expect(onIndexChange).toHaveBeenLastCalledWith(3);
-    fireEvent.click(screen.getByRole('button', { name: 'Previous image' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Previous picture' }));
     expect(onIndexChange).toHaveBeenLastCalledWith(1);
     expect(onIndexChange).toHaveBeenCalledTimes(4);
   });
@@ -114,7 +88,7 @@ describe('Lightbox', () => {
     const { dialog, onIndexChange } = setup({ index: 0 });
     fireEvent.keyDown(dialog, { key: 'ArrowLeft' });
     expect(onIndexChange).not.toHaveBeenCalled();
-    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Previous image' }).disabled).toBe(true);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Previous picture' }).disabled).toBe(true);
     fireEvent.keyDown(dialog, { key: 'ArrowRight' });
     expect(onIndexChange).toHaveBeenCalledWith(1);
   });
@@ -123,7 +97,7 @@ describe('Lightbox', () => {
     const { dialog, onIndexChange } = setup({ index: 6 });
     fireEvent.keyDown(dialog, { key: 'ArrowRight' });
     expect(onIndexChange).not.toHaveBeenCalled();
-    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Next image' }).disabled).toBe(true);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Next picture' }).disabled).toBe(true);
     fireEvent.keyDown(dialog, { key: 'ArrowLeft' });
     expect(onIndexChange).toHaveBeenCalledWith(5);
   });
@@ -140,7 +114,7 @@ describe('Lightbox', () => {
     const { image, stage, dialog, onClose } = setup();
     fireEvent.click(image);
     fireEvent.click(screen.getByRole('button', { name: 'Zoom in' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Next image' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Next picture' }));
     expect(onClose).not.toHaveBeenCalled();
     fireEvent.click(stage);
     expect(onClose).toHaveBeenCalledTimes(1);
@@ -226,7 +200,7 @@ describe('Lightbox', () => {
     const { image, rerender, props } = setup({ index: 2 });
     fireEvent.click(screen.getByRole('button', { name: 'Zoom in' }));
     expect(scaleOf(image)).toBeCloseTo(1.5);
-    rerender(withI18n(<Lightbox {...props} index={3} />));
+    rerender(<Lightbox {...props} index={3} />);
     const next = screen.getByRole('img');
     expect(next.getAttribute('src')).toBe(images[3]!.src);
     expect(scaleOf(next)).toBe(1);

@@ -1,5 +1,5 @@
-import { useTranslation } from 'react-i18next';
 import { errorText } from '../lib/errors';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /** A failed load with a way to try again. */

@@ -1,5 +1,5 @@
-import type { TFunction } from 'i18next';
 import { ApiError } from './api';
+import type { TFunction } from './i18n';
 
 /** A readable, translated text for a failed call: our text for a known code, else the server's. */
 export function errorText(t: TFunction, error: unknown): string {

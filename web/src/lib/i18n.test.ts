@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { createElement } from 'react';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { i18n, initI18n, setLanguage } from './i18n';
+import { i18n, initI18n, setLanguage, type TFunction, useTranslation } from './i18n';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const srcDir = path.resolve(here, '..');
@@ -37,7 +39,7 @@ describe('en_US web texts', () => {
     expect([...used].filter((key) => !has(key))).toEqual([]);
   });
 
-  it('has no empty text (i18next would show the key instead)', () => {
+  it('has no empty text (the client would show the key instead)', () => {
     const empty = Object.entries(enUS.web).flatMap(([section, texts]) =>
       Object.entries(texts as Record<string, string>)
         .filter(([, text]) => text.trim() === '')
@@ -77,5 +79,23 @@ describe('language choice', () => {
     await setLanguage('en_US');
     expect(i18n.t('feed.comments', { count: 1 })).toBe('1 comment');
     expect(i18n.t('feed.comments', { count: 3 })).toBe('3 comments');
+  });
+
+  it('renders components again, with a new t, when the language changes', async () => {
+    await setLanguage('en_US');
+    const seen: TFunction[] = [];
+    function Probe() {
+      const { t, i18n } = useTranslation();
+      seen.push(t);
+      return createElement('p', null, `${i18n.language}: ${t('feed.comments', { count: 2 })}`);
+    }
+    render(createElement(Probe));
+    expect(screen.getByText('en_US: 2 comments')).toBeTruthy();
+    await act(() => setLanguage('ru_RU'));
+    // ru_RU has no web texts yet: the text still comes from en_US.
+    expect(screen.getByText('ru_RU: 2 comments')).toBeTruthy();
+    expect(seen.at(-1)).not.toBe(seen[0]);
+    expect(seen.at(-1)).toBe(i18n.t);
+    cleanup();
   });
 });

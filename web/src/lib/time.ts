@@ -37,15 +37,8 @@ function dateFormatter(locale: string): Intl.DateTimeFormat {
   }
 }
 
-/**
- * The translation function formatRelativeTime needs. Written as two call signatures rather than
- * `(key, opts?) => string` because i18next's TFunction is only assignable to this overloaded form;
- * a plain `(key: string, opts?: Record<string, unknown>) => string` fits it too.
- */
-export interface Translate {
-  (key: string): string;
-  (key: string, opts: Record<string, unknown>): string;
-}
+/** The translation function formatRelativeTime needs: lib/i18n's, or a stub in tests. */
+export type Translate = (key: string, opts?: Record<string, unknown>) => string;
 
 /** Renders a RelativeTime with the translation function, dates in the locale's medium style. */
 export function formatRelativeTime(rel: RelativeTime, t: Translate, locale: string): string {

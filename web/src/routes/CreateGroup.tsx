@@ -1,12 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { keys } from '../api/queries';
 import type { Group } from '../api/types';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
+import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 

@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useFeed, useMe, useNotifications } from '../api/queries';
 import { LoadError } from '../components/LoadError';
@@ -7,6 +6,7 @@ import { Spinner } from '../components/Spinner';
 import { MessageCard } from '../features/feed/MessageCard';
 import { InvitePanel } from '../features/groups/InvitePanel';
 import { FEED_STEP, initialVisibleCount, isNearBottom, shouldFetchMore } from '../lib/feed';
+import { useTranslation } from '../lib/i18n';
 import { isMessageNew } from '../lib/newness';
 import { throttle } from '../lib/throttle';
 import ui from '../styles/ui.module.css';

@@ -1,12 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Navigate, useNavigate, useParams } from 'react-router';
 import { keys } from '../api/queries';
 import { Spinner } from '../components/Spinner';
 import { useApiKey } from '../features/layout/AppLayout';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
+import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
 
 /** /invitation/{key}: a signed-in user joins and goes to /; a visitor signs up with the key. */

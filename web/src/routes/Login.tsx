@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
+import { useTranslation } from '../lib/i18n';
 import { showAlert, showError } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 

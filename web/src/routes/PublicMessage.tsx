@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import type { Message } from '../api/types';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { MessageContent } from '../features/messages/MessageContent';
 import { api } from '../lib/api';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /** /public/{token}: a shared message, read-only, without avatar, author or actions. */

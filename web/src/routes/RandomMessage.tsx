@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Message } from '../api/types';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { api } from '../lib/api';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /** /groups/{id}/random: opens a random message of the group. */

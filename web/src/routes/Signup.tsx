@@ -1,11 +1,11 @@
 import { type FormEvent, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
 import { api } from '../lib/api';
 import { errorText } from '../lib/errors';
+import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 

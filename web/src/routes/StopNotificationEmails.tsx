@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { Spinner } from '../components/Spinner';
 import { api } from '../lib/api';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /**

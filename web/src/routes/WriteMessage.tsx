@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { keys, useMe } from '../api/queries';
 import { Writer } from '../features/composer/Writer';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /** /groups/{id}/write: a new message; after sending, the message opens. */

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import { LIMITS } from '@kith/common';
+import { useTranslation } from '../../lib/i18n';
 import ui from '../../styles/ui.module.css';
 
 interface FieldProps {

@@ -1,6 +1,6 @@
 import { useEffect, useMemo } from 'react';
-import { useTranslation } from 'react-i18next';
 import { imageUrl } from '../../lib/api';
+import { useTranslation } from '../../lib/i18n';
 import type { ComposerFile } from '../../lib/uploads';
 import styles from './FilePreviews.module.css';
 

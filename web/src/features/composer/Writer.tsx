@@ -1,10 +1,10 @@
 import { type ClipboardEvent, type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { LIMITS } from '@kith/common';
 import { useInfo } from '../../api/queries';
 import type { Message } from '../../api/types';
 import { Spinner } from '../../components/Spinner';
 import { api } from '../../lib/api';
+import { useTranslation } from '../../lib/i18n';
 import { showAlert } from '../../lib/notify';
 import { filesToSend, isUploading } from '../../lib/uploads';
 import ui from '../../styles/ui.module.css';

@@ -1,9 +1,8 @@
-import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { MessagePreview } from '../../api/types';
 import { Avatar } from '../../components/Avatar';
 import { imageUrl } from '../../lib/api';
-import { bcp47 } from '../../lib/i18n';
+import { bcp47, useTranslation } from '../../lib/i18n';
 import { formatRelativeTime, relativeTime } from '../../lib/time';
 import styles from './MessageCard.module.css';
 

@@ -1,7 +1,7 @@
-import { useTranslation } from 'react-i18next';
 import { useGroup } from '../../api/queries';
 import { Spinner } from '../../components/Spinner';
 import { absoluteUrl } from '../../lib/config';
+import { useTranslation } from '../../lib/i18n';
 import { showAlert } from '../../lib/notify';
 import ui from '../../styles/ui.module.css';
 

@@ -1,10 +1,10 @@
-import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useMessage } from '../../api/queries';
 import type { Me } from '../../api/types';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import dropdown from '../../components/Dropdown.module.css';
+import { useTranslation } from '../../lib/i18n';
 import { NotificationsMenu } from '../notifications/NotificationsMenu';
 import styles from './Nav.module.css';
 import { useRouteState } from './useRouteState';

@@ -1,9 +1,9 @@
 import { useQueries } from '@tanstack/react-query';
-import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { keys } from '../../api/queries';
 import type { Message } from '../../api/types';
 import { api } from '../../lib/api';
+import { useTranslation } from '../../lib/i18n';
 import { truncate } from '../../lib/links';
 import styles from './Breadcrumbs.module.css';
 

@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useMessage } from '../../api/queries';
 import type { Ref } from '../../api/types';
@@ -15,6 +14,7 @@ import {
   showNext,
   showPrevious,
 } from '../../lib/commentWindow';
+import { useTranslation } from '../../lib/i18n';
 import { MessageView } from './MessageView';
 import styles from './Comments.module.css';
 

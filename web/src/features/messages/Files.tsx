@@ -1,8 +1,8 @@
 import { lazy, Suspense, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useFile } from '../../api/queries';
 import type { FileObject } from '../../api/types';
 import { fileUrl, imageUrl } from '../../lib/api';
+import { useTranslation } from '../../lib/i18n';
 import styles from './Files.module.css';
 
 const Lightbox = lazy(() => import('../../components/Lightbox').then((m) => ({ default: m.Lightbox })));

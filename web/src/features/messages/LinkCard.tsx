@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useLinkPreview } from '../../api/queries';
 import { imageUrl } from '../../lib/api';
+import { useTranslation } from '../../lib/i18n';
 import { truncate } from '../../lib/links';
 import styles from './LinkCard.module.css';
 

@@ -1,8 +1,7 @@
 import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import type { Message } from '../../api/types';
 import { Avatar } from '../../components/Avatar';
-import { bcp47 } from '../../lib/i18n';
+import { bcp47, useTranslation } from '../../lib/i18n';
 import { formatRelativeTime, relativeTime } from '../../lib/time';
 import styles from './MessageHead.module.css';
 

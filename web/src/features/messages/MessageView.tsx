@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { keys, useMe } from '../../api/queries';
 import type { Message } from '../../api/types';
 import { Dropdown } from '../../components/Dropdown';
+import { useTranslation } from '../../lib/i18n';
 import { Writer } from '../composer/Writer';
 import { MessageContent } from './MessageContent';
 import { MessageHead } from './MessageHead';

@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { useTranslation } from 'react-i18next';
 import { keys } from '../../api/queries';
 import type { Message } from '../../api/types';
 import { api } from '../../lib/api';
+import { useTranslation } from '../../lib/i18n';
 import { showAlert } from '../../lib/notify';
 
 /** Delete (after ask_delete_message) and publish, for the author of a message. */

@@ -1,4 +1,3 @@
-import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { useNotifications } from '../../api/queries';
@@ -7,7 +6,7 @@ import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import { unreadCount } from '../../lib/newness';
 import { formatRelativeTime, relativeTime } from '../../lib/time';
-import { bcp47 } from '../../lib/i18n';
+import { bcp47, useTranslation } from '../../lib/i18n';
 import { notificationLink, notificationText } from './notificationText';
 import { useNotificationActions } from './useNotificationActions';
 import styles from './NotificationsMenu.module.css';

@@ -1,5 +1,5 @@
-import type { TFunction } from 'i18next';
 import type { Notification } from '../../api/types';
+import type { TFunction } from '../../lib/i18n';
 import { truncate } from '../../lib/links';
 
 const TITLE_MAX = 50; // product spec §9: notification titles are cut to 50 characters
