@@ -1,12 +1,13 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { type ComponentType, lazy, Suspense } from 'react';
 import { BrowserRouter, Route, Routes, useLocation } from 'react-router';
-import { createQueryClient } from './api/queries';
+import { createQueryClient, prefetchFirstScreen } from './api/queries';
 import { Alerts } from './components/Alerts';
 import { ErrorBoundary, ErrorPage } from './components/ErrorPage';
 import { Spinner } from './components/Spinner';
 import { AppLayout } from './features/layout/AppLayout';
 import { BASE_PATH } from './lib/config';
+import { getApiKey } from './lib/session';
 
 const queryClient = createQueryClient();
 
@@ -21,7 +22,20 @@ const StopNotificationEmails = lazy(() => import('./routes/StopNotificationEmail
 const PublicMessage = lazy(() => import('./routes/PublicMessage'));
 const Home = lazy(() => import('./routes/Home'));
 const CreateGroup = lazy(() => import('./routes/CreateGroup'));
-const GroupFeed = lazy(() => import('./routes/GroupFeed'));
+// The group page, the most common first screen, renders without suspending once its code is in
+// (startFirstScreen preloads it): a suspended screen is revealed up to 300 ms late, as React holds
+// Suspense content back to avoid flicker.
+let loadedGroupFeed: ComponentType | null = null;
+const loadGroupFeed = () =>
+  import('./routes/GroupFeed').then((module) => {
+    loadedGroupFeed = module.default;
+    return module;
+  });
+const LazyGroupFeed = lazy(loadGroupFeed);
+function GroupFeed() {
+  const Screen = loadedGroupFeed ?? LazyGroupFeed;
+  return <Screen />;
+}
 const RandomMessage = lazy(() => import('./routes/RandomMessage'));
 const WriteMessage = lazy(() => import('./routes/WriteMessage'));
 const MessagePage = lazy(() => import('./routes/MessagePage'));
@@ -56,6 +70,18 @@ function Screens() {
       </Suspense>
     </ErrorBoundary>
   );
+}
+
+/**
+ * Called before the first render: a signed-in person opening a group page, the most common first
+ * screen, gets its reads started at once (`prefetchFirstScreen`) and its code loaded; resolves when
+ * that code is in, so the first render does not suspend.
+ */
+export async function startFirstScreen(): Promise<void> {
+  if (getApiKey() === null) return;
+  const path = window.location.pathname.slice(BASE_PATH.length) || '/';
+  // A chunk that fails to load is left to the lazy screen, which shows the error page.
+  if (prefetchFirstScreen(queryClient, path)) await loadGroupFeed().catch(() => undefined);
 }
 
 /** The whole client: server state, router and the alert area. */
