@@ -6,8 +6,8 @@ const GROUP = '6f1c2a4e-8b7d-4c3a-9e2f-1a2b3c4d5e6f';
 
 /** A fetch that answers each API path with a small JSON body naming it. */
 function fakeFetch() {
-  return vi.fn(async (input: RequestInfo | URL) => {
-    const path = new URL(String(input), 'http://kith.test').pathname;
+  return vi.fn(async (input: string) => {
+    const path = new URL(input, 'http://kith.test').pathname;
     const body = path.endsWith('/feed') ? { messages: [], totalItems: 0, nextCursor: null } : { path };
     return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
   });
@@ -26,7 +26,7 @@ describe('prefetchFirstScreen', () => {
     const client = createQueryClient();
     expect(prefetchFirstScreen(client, `/groups/${GROUP}`)).toBe(true);
     await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(3));
-    const paths = fetch.mock.calls.map(([input]) => new URL(String(input), 'http://kith.test').pathname).sort();
+    const paths = fetch.mock.calls.map(([input]) => new URL(input, 'http://kith.test').pathname).sort();
     expect(paths).toEqual(['/api/groups/' + GROUP + '/feed', '/api/me', '/api/me/notifications/21'].sort());
     await vi.waitFor(() => expect(client.getQueryData(keys.feed(GROUP))).toBeDefined());
     expect(client.getQueryData(keys.feed(GROUP))).toEqual({
