@@ -1,10 +1,10 @@
 import path from 'node:path';
-import sharp from 'sharp';
 import type { AppContext } from '../context.js';
 import type { FileRow } from '../features/files/queries.js';
 import { notFound } from '../lib/errors.js';
 import { extractFrame } from './ffmpeg.js';
 import { renderFirstPage } from './pdf.js';
+import { loadSharp } from './sharp.js';
 import { fetchToFile, storeFile, withWorkspace } from './workspace.js';
 
 /** Where the still of a video (poster) or the first page of a PDF is kept, for this version of the file. */
@@ -35,6 +35,7 @@ export async function makeStill(
       png = await renderFirstPage(input, dir, signal);
     }
     const out = path.join(dir, 'still.jpg');
+    const sharp = await loadSharp();
     const info = await sharp(png, { limitInputPixels: false })
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: 92 })
@@ -71,6 +72,7 @@ async function readMeta(
   ctx: Pick<AppContext, 'files'>,
   key: string,
 ): Promise<{ width: number | null; height: number | null }> {
+  const sharp = await loadSharp();
   try {
     const meta = await ctx.files
       .read(key)

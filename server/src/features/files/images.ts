@@ -1,10 +1,10 @@
 import { pipeline } from 'node:stream';
 import { IMAGE_SIZES } from '@kith/common';
-import sharp from 'sharp';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidField, notFound } from '../../lib/errors.js';
 import { sha256 } from '../../lib/secrets.js';
 import { pictureSource } from '../../media/pictures.js';
+import { loadSharp } from '../../media/sharp.js';
 import type { FileRow } from './queries.js';
 
 export type ImageType = 'thumbnail' | 'crop';
@@ -55,6 +55,7 @@ export async function ensureImage(
   if (existing !== null) return { key, size: existing.size };
   const source = await pictureSource(ctx, file);
 
+  const sharp = await loadSharp();
   let picture = sharp({ limitInputPixels: false }).autoOrient();
   if (image.type === 'thumbnail') {
     picture = picture.resize({ width: image.width, height: image.height, fit: 'inside', withoutEnlargement: true });

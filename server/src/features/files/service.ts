@@ -1,7 +1,8 @@
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { UPLOAD_EXTENSIONS, type UploadKind } from '@kith/common';
 import { fileTypeFromBuffer } from 'file-type';
-import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import type { Metadata, OutputInfo } from 'sharp';
+import { loadSharp } from '../../media/sharp.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, featureDisabled, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -102,6 +103,7 @@ interface ProcessedImage {
  * ratio > 10), JPEG/PNG/WebP/GIF kept (animation included), HEIC/AVIF/TIFF/BMP turned into JPEG.
  */
 async function processImage(ctx: AppContext, sourceKey: string, id: string): Promise<ProcessedImage> {
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await ctx.files

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
 import type { AppContext } from '../../context.js';
 import type { FilesTable } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
+import { loadSharp } from '../../media/sharp.js';
 import { linkFetchLimits, safeFetch } from './fetcher.js';
 
 /**
@@ -32,6 +32,7 @@ const SHARP_FORMATS = new Set(['jpeg', 'png', 'gif', 'webp', 'avif', 'heif', 'ti
 
 /** The JPEG made from fetched bytes: orientation applied, ≤ 2048 px, on white, no metadata. */
 export async function previewJpeg(bytes: Buffer): Promise<{ data: Buffer; width: number; height: number } | null> {
+  const sharp = await loadSharp();
   const meta = await sharp(bytes, { limitInputPixels: MAX_PIXELS }).metadata();
   if (meta.format === undefined || !SHARP_FORMATS.has(meta.format)) return null;
   const { data, info } = await sharp(bytes, { limitInputPixels: MAX_PIXELS })
