@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Dialog, Page, Request, Response } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
 import { signIn, signUpApi } from './people.js';
+import { jpeg, uploadJpeg } from './pictures.js';
 import { countOf, gone, textOf, visible } from './wait.js';
 
 const MESSAGE_URL = /\/messages\/([0-9a-f-]{36})$/;
@@ -44,19 +44,9 @@ let ana: IsolatedPage; // desktop, 1280×800
 let anaKey = '';
 let homeId = '';
 
-async function jpeg(hue: number, width = 1600, height = 1200): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: hue, g: 90, b: 255 - hue } } })
-    .jpeg()
-    .toBuffer();
-}
-
-/** Uploads one file as multipart (`file` part) the way the client does. */
+/** Uploads a picture as Ana. */
 async function upload(buffer: Buffer, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(buffer)], { type: 'image/jpeg' }), name);
-  const res = await fetch(`${kith.url}/api/files`, { method: 'POST', headers: { 'X-AUTH-TOKEN': anaKey }, body: form });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
+  return (await uploadJpeg(kith, anaKey, buffer, name)).id;
 }
 
 async function getMessage(id: string): Promise<Message> {
@@ -309,7 +299,7 @@ describe('the message composer', () => {
     page.on('response', onResponse);
 
     const names = ['first.jpg', 'second.jpg', 'third.jpg', 'fourth.jpg'];
-    const photos = await Promise.all(names.map((_, index) => jpeg(40 + index * 50)));
+    const photos = await Promise.all(names.map((_, index) => jpeg(40 + index * 50, 1600, 1200)));
     await page
       .getByTestId('pick-images')
       .setInputFiles(

@@ -1,22 +1,16 @@
 // The everyday path in two browsers at once (issue 6): invitation → signup → post with a photo →
 // the other comments → the notification badge updates live → read → edit → delete.
 import type { Browser, Dialog, Page } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations } from './axe.js';
 import { type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
-import { countOf, gone, textOf, visible } from './wait.js';
+import { jpeg } from './pictures.js';
+import { countOf, gone, loaded, textOf, visible } from './wait.js';
 
 let kith: Kith;
 let browser: Browser;
 let ana: IsolatedPage; // desktop
 let ben: IsolatedPage; // phone
-
-async function photo(): Promise<Buffer> {
-  return sharp({ create: { width: 1200, height: 800, channels: 3, background: { r: 40, g: 120, b: 200 } } })
-    .jpeg()
-    .toBuffer();
-}
 
 const badge = (page: Page) => page.getByTestId('unread-badge');
 
@@ -76,7 +70,7 @@ describe('two people in one group', () => {
     await ana.page.getByLabel('Message').fill('Look at the sea! #summer');
     await ana.page
       .getByTestId('pick-images')
-      .setInputFiles({ name: 'sea.jpg', mimeType: 'image/jpeg', buffer: await photo() });
+      .setInputFiles({ name: 'sea.jpg', mimeType: 'image/jpeg', buffer: await jpeg(40, 1200, 800) });
     const send = ana.page.getByRole('button', { name: 'Send' });
     await countOf(ana.page.locator('[data-status="ready"]')).toBe(1);
     await screenshot(ana.page, 'desktop-composer');
@@ -86,15 +80,7 @@ describe('two people in one group', () => {
     messageUrl = ana.page.url();
     await visible(ana.page.getByRole('heading', { name: 'Beach day' }));
     const image = ana.page.getByRole('button', { name: /Open the picture/ }).locator('img');
-    await expect
-      .poll(() =>
-        image.evaluate((img) => {
-          // Runs in the page: the element is an <img>.
-          const picture = img as unknown as { complete: boolean; naturalWidth: number };
-          return picture.complete ? picture.naturalWidth : 0;
-        }),
-      )
-      .toBeGreaterThan(0);
+    await loaded(image);
     await screenshot(ana.page, 'desktop-message');
     // Back to the feed through the breadcrumbs, to be elsewhere when the comment comes.
     await ana.page

@@ -2,11 +2,11 @@
 // scrolling rule, random messages, publishing a reply, the comment window, breadcrumbs and the
 // picture grid with its lightbox. Everything the screens do not test is seeded through the API.
 import type { Browser, Page, Request } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
 import { signIn, signUpApi } from './people.js';
-import { countOf, gone, textOf, visible } from './wait.js';
+import { jpeg, uploadJpeg } from './pictures.js';
+import { countOf, gone, loaded, textOf, visible } from './wait.js';
 
 const GROUP_URL = /\/groups\/([0-9a-f-]{36})$/;
 const MESSAGE_URL = /\/messages\/([0-9a-f-]{36})$/;
@@ -47,19 +47,9 @@ function cut(text: string): string {
   return text.length <= 30 ? text : `${text.slice(0, 30).trimEnd()}…`;
 }
 
-async function jpeg(hue: number): Promise<Buffer> {
-  return sharp({ create: { width: 640, height: 480, channels: 3, background: { r: hue, g: 90, b: 255 - hue } } })
-    .jpeg()
-    .toBuffer();
-}
-
-/** Uploads one file as multipart (`file` part) the way the client does. */
+/** Uploads a picture as Ana; pictures are ready at once. */
 async function upload(buffer: Buffer, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(buffer)], { type: 'image/jpeg' }), name);
-  const res = await fetch(`${kith.url}/api/files`, { method: 'POST', headers: { 'X-AUTH-TOKEN': anaKey }, body: form });
-  expect(res.status).toBe(201);
-  const file = (await res.json()) as { id: string; status: string };
+  const file = await uploadJpeg(kith, anaKey, buffer, name);
   expect(file.status).toBe('ready');
   return file.id;
 }
@@ -432,15 +422,7 @@ describe('groups and the feed', () => {
     await visible(dialog);
     await textOf(dialog.getByText(/^\d+ \/ \d+$/)).toBe('1 / 4');
     const image = dialog.locator('img');
-    await expect
-      .poll(() =>
-        image.evaluate((img) => {
-          // Runs in the page: the element is an <img>.
-          const picture = img as unknown as { complete: boolean; naturalWidth: number };
-          return picture.complete ? picture.naturalWidth : 0;
-        }),
-      )
-      .toBeGreaterThan(0);
+    await loaded(image);
     await screenshot(page, 'desktop-lightbox');
     await page.keyboard.press('ArrowRight');
     await textOf(dialog.getByText(/^\d+ \/ \d+$/)).toBe('2 / 4');

@@ -31,3 +31,18 @@ export function textOf(locator: Locator, timeout = TIMEOUT) {
 export function countOf(locator: Locator, timeout = TIMEOUT) {
   return expect.poll(() => locator.count(), { timeout });
 }
+
+/** Waits until the first image matched has loaded and decoded (its natural width is known). */
+export async function loaded(image: Locator, timeout = TIMEOUT): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        image.first().evaluate((img) => {
+          // Runs in the page: the element is an <img>.
+          const picture = img as unknown as { complete: boolean; naturalWidth: number };
+          return picture.complete ? picture.naturalWidth : 0;
+        }),
+      { timeout },
+    )
+    .toBeGreaterThan(0);
+}
