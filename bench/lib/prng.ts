@@ -161,6 +161,12 @@ export class Random {
       byte(e, 0)
     );
   }
+
+  /** The server's `newOrderedId(at)` (notifications): a UUID v4 whose first 48 bits are `at` in ms. */
+  orderedUuid(at: number): string {
+    const time = Math.trunc(at).toString(16).padStart(12, '0');
+    return `${time.slice(0, 8)}-${time.slice(8)}${this.uuid().slice(13)}`;
+  }
 }
 
 /**

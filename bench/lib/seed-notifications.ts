@@ -113,7 +113,7 @@ export async function writeNotifications(
       const m = messages[e] as number;
       const parent = plan.parent[m] as number;
       rows.push({
-        id: ids.uuid(),
+        id: ids.orderedUuid(plan.createdAt[m] as number),
         user_id: (people.users[recipients[e] as number] as { id: string }).id,
         type: parent < 0 ? 'new_message' : 'new_comment',
         created_at: plan.createdAt[m] as number,

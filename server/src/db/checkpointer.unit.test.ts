@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKPOINT_INTERVAL_MS, TRUNCATE_AFTER_FRAMES } from './checkpointer.js';
@@ -62,5 +63,40 @@ describe('SQLite background checkpoints', () => {
     expect(await eventually(() => statSync(`${file}-wal`).size === 0, 5 * CHECKPOINT_INTERVAL_MS)).toBe(true);
     const { rows } = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db.kysely);
     expect(rows[0]?.n).toBe(TRUNCATE_AFTER_FRAMES + 500);
+  });
+
+  it('empties the WAL while writes keep coming', async () => {
+    await write(TRUNCATE_AFTER_FRAMES + 500);
+    const walBytes = () => statSync(`${file}-wal`).size;
+    let writes = 0;
+    const deadline = Date.now() + 10 * CHECKPOINT_INTERVAL_MS;
+    // One small transaction after another: the writer is never idle for long.
+    while (walBytes() > TRUNCATE_AFTER_FRAMES * 4096 && Date.now() < deadline) {
+      await write(2);
+      writes += 1;
+    }
+    expect(walBytes()).toBeLessThan(TRUNCATE_AFTER_FRAMES * 4096);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db.kysely);
+    expect(rows[0]?.n).toBe(TRUNCATE_AFTER_FRAMES + 500 + 2 * writes);
+  });
+
+  it('keeps writing while a reader holds an old snapshot, and empties the WAL once it lets go', async () => {
+    const reader = new SQLite(file, { readonly: true });
+    try {
+      reader.exec('begin');
+      reader.prepare('select count(*) from blobs').get();
+      await write(TRUNCATE_AFTER_FRAMES + 500);
+      // Several checkpoint rounds: each TRUNCATE is held back by the reader, and no write fails.
+      for (let i = 0; i < 12; i += 1) {
+        await write(2);
+        await sleep(CHECKPOINT_INTERVAL_MS / 4);
+      }
+      expect(statSync(`${file}-wal`).size).toBeGreaterThan(TRUNCATE_AFTER_FRAMES * 4096);
+      reader.exec('commit');
+    } finally {
+      reader.close();
+    }
+    await write(TRUNCATE_AFTER_FRAMES + 10);
+    expect(await eventually(() => statSync(`${file}-wal`).size === 0, 8 * CHECKPOINT_INTERVAL_MS)).toBe(true);
   });
 });

@@ -54,8 +54,9 @@ export function openDatabase(database: Config['database']): Db {
         ? new SqliteDialect({ database: reusingStatements(writer) })
         : new ReadWriteSqliteDialect(reusingStatements(writer), reusingStatements(openReader(database.file))),
   });
-  const batcher = new SqliteWriteBatcher(kysely);
-  const checkpointer = database.file === ':memory:' ? null : checkpointInBackground(writer, database.file);
+  let checkpointer: BackgroundCheckpointer | null = null;
+  const batcher = new SqliteWriteBatcher(kysely, () => checkpointer?.truncateIfDue() ?? null);
+  if (database.file !== ':memory:') checkpointer = checkpointInBackground(writer, database.file, batcher);
   return {
     kysely,
     dialect: 'sqlite',
@@ -69,12 +70,20 @@ export function openDatabase(database: Config['database']): Db {
 }
 
 /** Moves checkpoints off the request thread (checkpointer.ts); SQLite's own return if it fails. */
-function checkpointInBackground(writer: SQLite.Database, file: string): BackgroundCheckpointer {
+function checkpointInBackground(
+  writer: SQLite.Database,
+  file: string,
+  batcher: SqliteWriteBatcher,
+): BackgroundCheckpointer {
   writer.pragma('wal_autocheckpoint = 0');
-  return new BackgroundCheckpointer(file, (message) => {
-    if (!writer.open) return;
-    writer.pragma('wal_autocheckpoint = 1000');
-    process.emitWarning(`Background checkpoints failed, SQLite checkpoints in commits again: ${message}`);
+  return new BackgroundCheckpointer(file, {
+    onError: (message) => {
+      if (!writer.open) return;
+      writer.pragma('wal_autocheckpoint = 1000');
+      process.emitWarning(`Background checkpoints failed, SQLite checkpoints in commits again: ${message}`);
+    },
+    // The WAL is emptied between two batches of writes, or now if none is running.
+    onDue: () => batcher.wake(),
   });
 }
 

@@ -32,24 +32,44 @@ export class SqliteWriteBatcher {
   private readonly queue: Pending[] = [];
   private running = false;
 
-  constructor(private readonly kysely: Kysely<Database>) {}
+  /**
+   * `pause`, asked before each batch and on `wake()`, may hand back a promise to wait for with no
+   * write transaction open: the background checkpointer emptying the WAL (checkpointer.ts). Reads
+   * go on meanwhile.
+   */
+  constructor(
+    private readonly kysely: Kysely<Database>,
+    private readonly pause: () => Promise<void> | null = () => null,
+  ) {}
 
   run<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.running) {
-        this.running = true;
-        // better-sqlite3 answers synchronously, so a transaction runs start to end without giving
-        // the event loop a turn: requests that arrived with this one are only read afterwards. Waiting
-        // for the end of the current I/O phase lets them reach the queue and share this commit.
-        setImmediate(() => void this.drain());
-      }
+      this.wake();
     });
+  }
+
+  /** Asks `pause` now if no batch is running (else it is asked before the next one). */
+  wake(): void {
+    if (this.running) return;
+    this.running = true;
+    // better-sqlite3 answers synchronously, so a transaction runs start to end without giving the
+    // event loop a turn: requests that arrived with this one are only read afterwards. Waiting for
+    // the end of the current I/O phase lets them reach the queue and share this commit.
+    setImmediate(() => void this.drain());
   }
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) await this.runBatch(this.queue.splice(0, MAX_BATCH));
+      for (;;) {
+        await this.pause();
+        if (this.queue.length === 0) break;
+        await this.runBatch(this.queue.splice(0, MAX_BATCH));
+        // A turn of the event loop between batches. Without it, a writer that queues its next
+        // transaction as soon as one ends keeps this loop in microtasks: no request is read, and
+        // the checkpointer's messages never arrive.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     } finally {
       this.running = false;
     }

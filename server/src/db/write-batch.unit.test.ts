@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from './database.js';
-import { MAX_BATCH } from './write-batch.js';
+import { MAX_BATCH, SqliteWriteBatcher } from './write-batch.js';
 
 // Group commit on a real SQLite file (write-batch.ts), through the app's own `Db.transaction`.
 describe('SQLite group commit', () => {
@@ -116,5 +117,52 @@ describe('SQLite group commit', () => {
     await Promise.all([first.done, ...queued]);
     expect(await names()).toHaveLength(MAX_BATCH + 2);
     expect(begin).toHaveBeenCalledTimes(3);
+  });
+
+  it('waits for a pause before a batch, with no write transaction open, and reads go on meanwhile', async () => {
+    await db.transaction(insert('before'));
+    let release = (): void => undefined;
+    const paused = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let pauses = 0;
+    let pending: Promise<void> | null = paused;
+    const batcher = new SqliteWriteBatcher(db.kysely, () => {
+      pauses += 1;
+      const current = pending;
+      pending = null;
+      return current;
+    });
+    let written = false;
+    const write = batcher.run(insert('during')).then(() => {
+      written = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written).toBe(false);
+    expect(await names()).toEqual(['before']);
+    // Nothing holds the write lock during the pause: another connection writes without waiting.
+    const other = new SQLite(path.join(dir, 'kith.db'));
+    other.pragma('busy_timeout = 0');
+    other.prepare(`insert into items (name) values ('other')`).run();
+    other.close();
+    release();
+    await write;
+    expect(await names()).toEqual(['before', 'during', 'other']);
+    expect(pauses).toBeGreaterThanOrEqual(1);
+  });
+
+  it('asks for a pause on wake() with nothing queued', async () => {
+    const asked: number[] = [];
+    const batcher = new SqliteWriteBatcher(db.kysely, () => {
+      asked.push(Date.now());
+      return null;
+    });
+    batcher.wake();
+    batcher.wake();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toHaveLength(1);
+    await batcher.run(insert('x'));
+    expect(await names()).toEqual(['x']);
   });
 });

@@ -5,7 +5,7 @@ import { redactUrl } from '../http/redact.js';
 import { Body } from './body.js';
 import type { Clock } from './clock.js';
 import { ApiError, invalidField, missingField, notFound, tooManyRequests } from './errors.js';
-import { newId, parseId } from './ids.js';
+import { newId, newOrderedId, parseId } from './ids.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from './passwords.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { randomToken, safeEqual, SecretBox, sha256 } from './secrets.js';
@@ -472,6 +472,22 @@ describe('ids', () => {
       ids.add(id);
     }
     expect(ids.size).toBe(20);
+  });
+
+  it('newOrderedId is a lowercase UUID v4 that starts with its time and sorts by it', () => {
+    const at = Date.UTC(2026, 10, 22, 9, 30, 15, 123);
+    const sameMs = Array.from({ length: 200 }, () => newOrderedId(at));
+    for (const id of sameMs) {
+      expect(id).toMatch(UUID_V4);
+      expect(parseId(id)).toBe(id);
+      expect(Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
+    }
+    // 74 random bits: the same millisecond still gives different ids.
+    expect(new Set(sameMs).size).toBe(200);
+    const times = [0, 1, 255, 256, at - 1, at, at + 1, at + 86_400_000, 0xffff_ffff_ffff];
+    const ids = times.map((t) => newOrderedId(t));
+    expect([...ids].sort()).toEqual(ids);
+    expect(newOrderedId(-5).startsWith('00000000-0000-4')).toBe(true);
   });
 
   it('parseId lowercases a UUID', () => {

@@ -1,7 +1,7 @@
 import type { NotificationType } from '@kith/common';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/event-bus.js';
-import { newId } from '../../lib/ids.js';
+import { newOrderedId } from '../../lib/ids.js';
 import { listOtherMemberIds } from '../groups/queries.js';
 
 /** What a notification says; recipients are chosen by the caller of `notify*`. */
@@ -32,7 +32,7 @@ export async function notifyUsers(
   now: number,
 ): Promise<CreatedNotification[]> {
   const rows = recipients.map((userId) => ({
-    id: newId(),
+    id: newOrderedId(now),
     user_id: userId,
     type: input.type,
     created_at: now,
