@@ -223,7 +223,7 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
   if (db.dialect === 'sqlite') {
     rows = await db.all(
       `with hits as materialized (
-         select rowid as id, -bm25(message_search, 0, 0, 3, 2, 1) as score
+         select rowid as id, -bm25(message_search, 0, 3, 2, 1) as score
          from message_search
          where message_search match ?
        ),

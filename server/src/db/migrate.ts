@@ -10,6 +10,7 @@ import * as m0007 from './migrations/0007_jobs.js';
 import * as m0008 from './migrations/0008_digests.js';
 import * as m0009 from './migrations/0009_front_count.js';
 import * as m0010 from './migrations/0010_notification_indexes.js';
+import * as m0011 from './migrations/0011_search_group_terms.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_digests': m0008,
   '0009_front_count': m0009,
   '0010_notification_indexes': m0010,
+  '0011_search_group_terms': m0011,
 };
 
 const provider: MigrationProvider = {

@@ -550,11 +550,23 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
         emptied_at: null,
       })
       .execute();
-    const message = (authorId: string | null, title: string | null, text: string, deleted = false) => {
+    const otherGroupId = newId();
+    await db.kysely
+      .insertInto('groups')
+      .values({
+        id: otherGroupId,
+        name: 'H',
+        secret_key: newId(),
+        created_at: now,
+        last_activity_date: now,
+        emptied_at: null,
+      })
+      .execute();
+    const message = (authorId: string | null, title: string | null, text: string, deleted = false, group = groupId) => {
       const id = newId();
       return {
         id,
-        group_id: groupId,
+        group_id: group,
         author_id: authorId,
         parent_id: null,
         root_id: id,
@@ -573,23 +585,27 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
     const byBen = message(ben.id, 'Vélo', 'au lac');
     const orphan = message(null, null, 'au lac');
     const placeholder = message(null, null, 'au lac', true);
-    await db.kysely.insertInto('messages').values([bySoren, byBen, orphan, placeholder]).execute();
+    const tagged = message(ben.id, null, 'Fête #été', false, otherGroupId);
+    const elsewhere = message(soren.id, 'Pique-nique', 'au lac', false, otherGroupId);
+    await db.kysely.insertInto('messages').values([bySoren, byBen, orphan, placeholder, tagged, elsewhere]).execute();
 
     // 0003 indexes the existing messages, without names; 0004 comes with the latest list.
     await migrateUpTo({ '0001_initial': m0001, '0002_messages': m0002, '0003_search': m0003 });
     const index = createSearchIndex(db.dialect);
-    const ids = async (search: string): Promise<string[]> =>
-      (await index.search(db.kysely, { groupId, search, hashtags: '', limit: 100 })).hits
+    const ids = async (search: string, hashtags = '', group = groupId): Promise<string[]> =>
+      (await index.search(db.kysely, { groupId: group, search, hashtags, limit: 100 })).hits
         .map((hit) => hit.messageId)
         .sort();
     const indexed = async (): Promise<number> => {
       const { rows } = await sql<{ n: number | string }>`select count(*) as n from message_search`.execute(db.kysely);
       return Number(rows[0]?.n);
     };
-    expect(await indexed()).toBe(3);
-    // 0004 runs first; later migrations (files, links) follow it.
-    expect((await migrateToLatest(db))[0]).toBe('0004_search_author');
-    expect(await indexed()).toBe(3);
+    expect(await indexed()).toBe(5);
+    // 0004 runs first; later migrations (files, links, 0011's words within their group) follow it.
+    const applied = await migrateToLatest(db);
+    expect(applied[0]).toBe('0004_search_author');
+    expect(applied).toContain('0011_search_group_terms');
+    expect(await indexed()).toBe(5);
     // 0009 counted the group's front messages that already existed.
     const frontCount = async (): Promise<number> =>
       Number(
@@ -602,7 +618,7 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
       const { rows } = await sql<{ n: number }>`
         select count(*) as n from message_search_rows r
         join message_search s on s.rowid = r.id and s.message_id = r.message_id`.execute(db.kysely);
-      expect(rows[0]?.n).toBe(3);
+      expect(rows[0]?.n).toBe(5);
     }
 
     expect(await ids('soren')).toEqual([bySoren.id]);
@@ -612,6 +628,13 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
     expect(await ids('pique lac')).toEqual([bySoren.id]);
     expect(await ids('lac')).toEqual([bySoren.id, byBen.id, orphan.id].sort());
     expect(await ids('ben lac')).toEqual([byBen.id]);
+    // Each group finds only its own messages, with the same words; hashtags kept their `#`.
+    expect(await ids('pique lac', '', otherGroupId)).toEqual([elsewhere.id]);
+    expect(await ids('', 'ete', otherGroupId)).toEqual([tagged.id]);
+    expect(await ids('ete', '', otherGroupId)).toEqual([tagged.id]);
+    expect(await ids('fete', 'ete', otherGroupId)).toEqual([tagged.id]);
+    expect(await ids('', 'ete')).toEqual([]);
+    expect(await ids('fete')).toEqual([]);
 
     // Writes and the delete path (SQLite: the trigger, rebuilt by 0004) still work.
     await db.kysely

@@ -13,28 +13,35 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
-/** The token every row of a group carries in its `scope` column: `g` and the id without dashes. */
-export function scopeToken(groupId: string): string {
-  return `g${groupId.replaceAll('-', '')}`;
+/**
+ * What starts every token of a group's messages: the group id without dashes (32 hex digits), so a
+ * search reads only its own group's word lists (migration 0011).
+ */
+export function groupPrefix(groupId: string): string {
+  return groupId.replaceAll('-', '');
 }
 
 /**
- * What the index stores for a field: its normalized words joined by spaces, hashtags with their
- * `#`. The FTS5 tokenizer (unicode61, `#` a token character) then reads exactly our tokens.
+ * What the index stores for a field: its normalized words joined by single spaces, hashtags with
+ * their `#`, each after the group prefix. The FTS5 tokenizer (unicode61, `#` a token character)
+ * then reads exactly our tokens.
  */
-function indexText(text: string | null): string {
+function indexText(groupId: string, text: string | null): string {
+  const prefix = groupPrefix(groupId);
   return indexTokens(text)
-    .map((token) => (token.hashtag ? `#${token.word}` : token.word))
+    .map((token) => (token.hashtag ? `${prefix}#${token.word}` : `${prefix}${token.word}`))
     .join(' ');
 }
 
 /**
- * What the index stores for the author's name: its normalized words only. A name is no message
- * content, so a `#` in it makes no hashtag (hashtag terms never look at this column anyway).
+ * What the index stores for the author's name: its normalized words only, after the group prefix.
+ * A name is no message content, so a `#` in it makes no hashtag (hashtag terms never look at this
+ * column anyway).
  */
-export function authorIndexText(name: string | null): string {
+function authorIndexText(groupId: string, name: string | null): string {
+  const prefix = groupPrefix(groupId);
   return indexTokens(name)
-    .map((token) => token.word)
+    .map((token) => `${prefix}${token.word}`)
     .join(' ');
 }
 
@@ -44,20 +51,25 @@ function quote(term: string): string {
 }
 
 /**
- * The FTS5 query: the group's scope token AND every term. A word term is a prefix of a word or of a
- * hashtag's word part, in the title, the text or the author's name (each term may match in a
- * different column); a hashtag term is that exact token, in the title or the text.
+ * The FTS5 query: every term, AND, each within the group (its prefix). A word term is a prefix of a
+ * word or of a hashtag's word part, in the title, the text or the author's name (each term may match
+ * in a different column); a hashtag term is that exact token, in the title or the text. Callers
+ * give at least one term.
  */
 export function ftsQuery(groupId: string, terms: SearchTerms): string {
-  const parts = [`scope : ${quote(scopeToken(groupId))}`];
-  for (const word of terms.words) parts.push(`{title text author} : (${quote(word)}* OR ${quote(`#${word}`)}*)`);
-  for (const tag of terms.hashtags) parts.push(`{title text} : ${quote(`#${tag}`)}`);
+  const prefix = groupPrefix(groupId);
+  const parts: string[] = [];
+  for (const word of terms.words) {
+    parts.push(`{title text author} : (${quote(`${prefix}${word}`)}* OR ${quote(`${prefix}#${word}`)}*)`);
+  }
+  for (const tag of terms.hashtags) parts.push(`{title text} : ${quote(`${prefix}#${tag}`)}`);
   return parts.join(' AND ');
 }
 
 /**
- * SQLite FTS5 (embedded mode). Tables of migrations 0003 and 0004: `message_search` (FTS5:
- * message_id UNINDEXED, scope, title, text, author) and `message_search_rows` (message id → FTS
+ * SQLite FTS5 (embedded mode). Tables of migrations 0003, 0004 and 0011: `message_search`
+ * (contentless FTS5: message_id UNINDEXED and stored, title, text, author, every token after its
+ * group's prefix) and `message_search_rows` (message id → FTS
  * rowid; deleting a row there, directly or through the cascade from `messages`, deletes the FTS row
  * by trigger). Link previews are not indexed yet (contract §10.7 lists them; later work).
  */
@@ -73,11 +85,11 @@ export class SqliteFtsIndex implements SearchIndex {
       await sql`delete from message_search where rowid in (${sql.join(rows.map((row) => row.id))})`.execute(tx);
       const values = batch.map(
         (m) =>
-          sql`(${rowIds.get(m.id)}, ${m.id}, ${scopeToken(m.groupId)}, ${indexText(m.title)}, ${indexText(m.text)},
-            ${authorIndexText(m.authorName)})`,
+          sql`(${rowIds.get(m.id)}, ${m.id}, ${indexText(m.groupId, m.title)}, ${indexText(m.groupId, m.text)},
+            ${authorIndexText(m.groupId, m.authorName)})`,
       );
       await sql`
-        insert into message_search (rowid, message_id, scope, title, text, author)
+        insert into message_search (rowid, message_id, title, text, author)
         values ${sql.join(values)}`.execute(tx);
     }
   }
@@ -92,8 +104,7 @@ export class SqliteFtsIndex implements SearchIndex {
   async search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult> {
     const terms = parseSearchTerms(query.search, query.hashtags);
     if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
-    // bm25 weights follow the columns: message_id, scope (0: every row of the group has it),
-    // title 3, text 2, author 1 (FTS5 counts a title occurrence as 3, a text one as 2, one in the
+    // bm25 weights follow the columns: message_id (0), title 3, text 2, author 1 (FTS5 counts a title occurrence as 3, a text one as 2, one in the
     // author's name as 1; length normalization uses the whole row). bm25 is lower for better
     // matches, so the score is its opposite. bm25 only works in the full-text scan itself, hence
     // the materialized step.
@@ -101,8 +112,8 @@ export class SqliteFtsIndex implements SearchIndex {
     // than read the row of every hit (13,828 for the most common word of the benchmark's big
     // group: 250 ms, against 11 ms for the match itself), only hits scoring at least the
     // `limit`-th best score are joined: the others cannot be on the page. The total is the number
-    // of hits, as the index holds exactly the group's searchable messages (the scope token keeps
-    // the group; a message leaves the index when it becomes a placeholder).
+    // of hits, as the terms are the group's own (its prefix), and a message leaves the index when it
+    // becomes a placeholder.
     // The hits are FTS rowids: reading each hit's `message_id` from the FTS content would cost
     // another 30 ms for that word; message_search_rows maps the few joined ones to their message.
     // The join reads each row by primary key and checks group and placeholder again, so one left
@@ -111,7 +122,7 @@ export class SqliteFtsIndex implements SearchIndex {
     // word with 22 hits in a group of 100,000 messages (bench, full scale) instead of 3 ms.
     const { rows } = await sql<{ message_id: string; score: number; total: number }>`
       with hits as materialized (
-        select rowid as id, -bm25(message_search, 0, 0, 3, 2, 1) as score
+        select rowid as id, -bm25(message_search, 0, 3, 2, 1) as score
         from message_search
         where message_search match ${ftsQuery(query.groupId, terms)}
       ),
