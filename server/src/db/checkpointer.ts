@@ -92,6 +92,8 @@ export class BackgroundCheckpointer {
     const { onError, onDue } = handlers;
     this.worker = new Worker(PROGRAM, {
       eval: true,
+      // Its program holds almost nothing: small heaps keep its share of the server's memory small.
+      resourceLimits: { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 2 },
       workerData: {
         file,
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),

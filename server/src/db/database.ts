@@ -87,11 +87,20 @@ function checkpointInBackground(
   });
 }
 
+/**
+ * The read connection's page cache, in KiB. better-sqlite3 builds SQLite with 16 MiB per connection:
+ * a few searches filled it and it stayed, 30 MB of an idle server's memory (bench/README.md). The
+ * operating system caches the file anyway; this keeps the pages every read walks (the upper levels
+ * of the indexes).
+ */
+export const READER_CACHE_KIB = 4096;
+
 /** The read connection of `sqlite-driver.ts`: it cannot write, and waits like the writer for the CLI. */
 function openReader(file: string): SQLite.Database {
   const reader = new SQLite(file);
   reader.pragma('query_only = ON');
   reader.pragma('busy_timeout = 5000');
+  reader.pragma(`cache_size = -${READER_CACHE_KIB}`);
   return reader;
 }
 

@@ -28,6 +28,20 @@ function execute<R>(source: StatementSource, { sql, parameters }: CompiledQuery)
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
+/**
+ * Whether a query outside a transaction can go to the reader: a query-builder SELECT, or raw SQL
+ * (the search, for one) that SQLite says reads only and that is a SELECT or a WITH. Raw SQL went to
+ * the writer before, so a search waited for every running write and filled the writer's page cache
+ * (30 MB of an idle server's memory, bench/README.md). PRAGMAs stay on the writer: they read or set
+ * the state of the connection they run on.
+ */
+function readsOnly(reader: StatementSource, query: CompiledQuery): boolean {
+  if (SelectQueryNode.is(query.query)) return true;
+  if (!/^\s*(select|with)\b/i.test(query.sql)) return false;
+  const statement = reader.prepare(query.sql);
+  return statement.reader && statement.readonly;
+}
+
 /** Waiters for the write connection, first come first served. */
 class Mutex {
   private tail: Promise<void> = Promise.resolve();
@@ -46,7 +60,7 @@ class Mutex {
 
 /**
  * One SQLite file, two connections: a writer, shared by every transaction and write in turn, and a
- * reader for the SELECTs made outside a transaction.
+ * reader for the reads made outside a transaction (`readsOnly`).
  *
  * Kysely's own SQLite driver has one connection behind a mutex, so every request's first read (the
  * API key lookup) waited for whatever transaction was running. Under a burst of posts no request
@@ -127,7 +141,7 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.release !== null) return execute<R>(this.writer, query);
-    if (SelectQueryNode.is(query.query)) return execute<R>(this.reader, query);
+    if (readsOnly(this.reader, query)) return execute<R>(this.reader, query);
     // A write outside a transaction takes its turn on the writer.
     const release = await this.writeLock.lock();
     try {

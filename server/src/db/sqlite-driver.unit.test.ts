@@ -57,6 +57,28 @@ describe('SQLite reader and writer connections', () => {
     expect(await items()).toEqual(['committed', 'pending']);
   });
 
+  it('answers a raw read-only SELECT or WITH while a transaction is open; a raw WITH that writes waits', async () => {
+    await sql`insert into items (name) values ('committed')`.execute(db.kysely);
+    const open = openTransaction('pending');
+    await open.written;
+    const plain = await sql<{ name: string }>`select name from items order by name`.execute(db.kysely);
+    expect(plain.rows.map((r) => r.name)).toEqual(['committed']);
+    const cte = await sql<{ n: number }>`
+      with named as materialized (select name from items) select count(*) as n from named`.execute(db.kysely);
+    expect(cte.rows[0]?.n).toBe(1);
+    let wrote = false;
+    const write = sql`with extra (name) as (select 'cte') insert into items (name) select name from extra`
+      .execute(db.kysely)
+      .then(() => {
+        wrote = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(wrote).toBe(false);
+    open.release();
+    await Promise.all([open.done, write]);
+    expect(await items()).toEqual(['committed', 'cte', 'pending']);
+  });
+
   it('makes a write outside a transaction wait for the open one, then run', async () => {
     const open = openTransaction('first');
     await open.written;

@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type * as NodeMailer from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 
 /** One e-mail, fully rendered: what the queue stores (sealed) and a transport sends. */
@@ -33,6 +35,19 @@ export class MailRejected extends Error {
   override readonly name = 'MailRejected';
 }
 
+let nodemailer: Promise<typeof NodeMailer> | null = null;
+
+/**
+ * nodemailer, loaded with the first mail: an idle server has no use for its 5 MB of code and heap
+ * (bench/README.md, idle memory).
+ */
+async function createTransport(
+  options: SMTPTransport.Options | { streamTransport: true; buffer: true; newline: 'windows' },
+): Promise<Transporter> {
+  nodemailer ??= import('nodemailer');
+  return (await nodemailer).default.createTransport(options);
+}
+
 /** nodemailer's message options for `mail`, the same for SMTP and the outbox. */
 function messageOf(mail: Mail, from: string): SendMailOptions {
   return {
@@ -49,7 +64,8 @@ function messageOf(mail: Mail, from: string): SendMailOptions {
 
 /** Sends over SMTP (`SMTP_URL`), with the TLS settings of the configuration. */
 export class SmtpMailer implements Mailer {
-  private readonly transport: Transporter;
+  private readonly options: SMTPTransport.Options;
+  private transport: Promise<Transporter> | null = null;
 
   constructor(
     config: Pick<Config, 'smtpUrl' | 'smtpRequireTls' | 'smtpTlsInsecure'>,
@@ -58,7 +74,7 @@ export class SmtpMailer implements Mailer {
   ) {
     const url = new URL(config.smtpUrl ?? 'smtp://localhost');
     const secure = url.protocol === 'smtps:';
-    this.transport = nodemailer.createTransport({
+    this.options = {
       host: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
       // smtps:// is TLS from the first byte (port 465); smtp:// upgrades with STARTTLS when the
@@ -73,12 +89,14 @@ export class SmtpMailer implements Mailer {
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
       socketTimeout: 60_000,
-    });
+    };
   }
 
   async send(mail: Mail): Promise<void> {
+    this.transport ??= createTransport(this.options);
+    const transport = await this.transport;
     try {
-      await this.transport.sendMail(messageOf(mail, this.from));
+      await transport.sendMail(messageOf(mail, this.from));
     } catch (error) {
       const { responseCode, code } = error as { responseCode?: unknown; code?: unknown };
       const reason = error instanceof Error ? error.message : String(error);
@@ -100,7 +118,7 @@ export class SmtpMailer implements Mailer {
  * so nothing is lost and a self-hoster can open them in any mail program.
  */
 export class OutboxMailer implements Mailer {
-  private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  private transport: Promise<Transporter> | null = null;
 
   constructor(
     private readonly outboxDir: string,
@@ -109,7 +127,8 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(mail: Mail): Promise<void> {
-    const info = (await this.transport.sendMail(messageOf(mail, this.from))) as { message: Buffer };
+    this.transport ??= createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+    const info = (await (await this.transport).sendMail(messageOf(mail, this.from))) as { message: Buffer };
     await mkdir(this.outboxDir, { recursive: true });
     // Named by queue time and Message-ID: a retried job overwrites its own file, never adds one.
     const stamp = new Date(mail.date).toISOString().replace(/[:.]/g, '-');
