@@ -88,12 +88,12 @@ function checkpointInBackground(
 }
 
 /**
- * The read connection's page cache, in KiB. better-sqlite3 builds SQLite with 16 MiB per connection:
- * a few searches filled it and it stayed, 30 MB of an idle server's memory (bench/README.md). The
- * operating system caches the file anyway; this keeps the pages every read walks (the upper levels
- * of the indexes).
+ * The read connection's page cache, in KiB. better-sqlite3 builds SQLite with 16 MiB per connection,
+ * which a few searches fill and keep. The operating system caches the file anyway, but pages read
+ * from it cost a copy each: at 4 MiB a search for a word with 1,000 hits took 17 ms instead of 12
+ * (bench/README.md). 8 MiB keeps that and half the memory.
  */
-export const READER_CACHE_KIB = 4096;
+export const READER_CACHE_KIB = 8192;
 
 /** The read connection of `sqlite-driver.ts`: it cannot write, and waits like the writer for the CLI. */
 function openReader(file: string): SQLite.Database {

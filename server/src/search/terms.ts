@@ -45,13 +45,22 @@ const FOLDS: Record<string, string> = {
 };
 const FOLDABLE = /[ßæœøłđðþıς]/g;
 
+// Folded code points beyond ASCII, as computed: three Unicode normalizations each took most of the
+// time of a search answer's snippets (bench/README.md), and texts reuse a few hundred letters.
+const folded = new Map<string, string>();
+const FOLDED_KEPT = 4096;
+
 /** Normalizes one code point: decomposed, accents stripped, case folded, recomposed. */
 export function foldCodePoint(ch: string): string {
   const code = ch.charCodeAt(0);
   if (code < 0x80) return code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : ch;
-  return withoutDiacritics(ch.normalize('NFKD').toLowerCase().normalize('NFKD'))
+  const known = folded.get(ch);
+  if (known !== undefined) return known;
+  const result = withoutDiacritics(ch.normalize('NFKD').toLowerCase().normalize('NFKD'))
     .replace(FOLDABLE, (c) => FOLDS[c] ?? c)
     .normalize('NFC');
+  if (folded.size < FOLDED_KEPT) folded.set(ch, result);
+  return result;
 }
 
 /** The normalized copy of a text (contract §10.7): `Joyeux Noël` → `joyeux noel`. */
