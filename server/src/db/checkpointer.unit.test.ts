@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKPOINT_INTERVAL_MS, TRUNCATE_AFTER_FRAMES } from './checkpointer.js';
-import { openDatabase, type Db } from './database.js';
+import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
+import type { Db } from './database.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -21,21 +20,17 @@ async function eventually(check: () => boolean, ms: number): Promise<boolean> {
 
 // Checkpoints in the worker thread (checkpointer.ts), seen from the files on disk.
 describe('SQLite background checkpoints', () => {
-  let dir: string;
+  let temp: TempSqlite;
   let file: string;
   let db: Db;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'kith-checkpoint-'));
-    file = path.join(dir, 'kith.db');
-    db = openDatabase({ kind: 'sqlite', file });
+    temp = openTempSqlite('kith-checkpoint-');
+    ({ file, db } = temp);
     await sql`create table blobs (data blob)`.execute(db.kysely);
   });
 
-  afterEach(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => temp.remove());
 
   /** Writes about `pages` pages of 4 KiB in one transaction. */
   const write = (pages: number) =>

@@ -1,25 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from './database.js';
+import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
+import type { Db } from './database.js';
 
 // The read/write SQLite driver (sqlite-driver.ts) on a real file, through the app's `Db`.
 describe('SQLite reader and writer connections', () => {
-  let dir: string;
+  let temp: TempSqlite;
   let db: Db;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'kith-driver-'));
-    db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'kith.db') });
+    temp = openTempSqlite('kith-driver-');
+    db = temp.db;
     await sql`create table items (name text primary key)`.execute(db.kysely);
   });
 
-  afterEach(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => temp.remove());
 
   const items = async (): Promise<string[]> =>
     (await sql<{ name: string }>`select name from items order by name`.execute(db.kysely)).rows.map((r) => r.name);

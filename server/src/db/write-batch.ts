@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -68,7 +69,7 @@ export class SqliteWriteBatcher {
         // A turn of the event loop between batches. Without it, a writer that queues its next
         // transaction as soon as one ends keeps this loop in microtasks: no request is read, and
         // the checkpointer's messages never arrive.
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     } finally {
       this.running = false;
@@ -92,7 +93,7 @@ export class SqliteWriteBatcher {
         for (const [i, unit] of batch.entries()) {
           // Between units the event loop gets a turn, so reads (on their own connection) are not
           // held up for the whole batch.
-          if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+          if (i > 0) await nextTurn();
           await sql`savepoint kith_unit`.execute(tx);
           try {
             const value = await unit.work(tx);

@@ -1,29 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Db } from './database.js';
+import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
+import type { Db } from './database.js';
 import { MAX_BATCH, SqliteWriteBatcher } from './write-batch.js';
 
 // Group commit on a real SQLite file (write-batch.ts), through the app's own `Db.transaction`.
 describe('SQLite group commit', () => {
-  let dir: string;
+  let temp: TempSqlite;
   let db: Db;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'kith-batch-'));
-    db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'kith.db') });
+    temp = openTempSqlite('kith-batch-');
+    db = temp.db;
     await sql`create table items (name text primary key)`.execute(db.kysely);
     // A deferred foreign key is checked at COMMIT: the way to make a commit itself fail.
     await sql`create table links (item text references items (name) deferrable initially deferred)`.execute(db.kysely);
   });
 
-  afterEach(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => temp.remove());
 
   const names = async (): Promise<string[]> =>
     (await sql<{ name: string }>`select name from items order by name`.execute(db.kysely)).rows.map((r) => r.name);
@@ -141,7 +136,7 @@ describe('SQLite group commit', () => {
     expect(written).toBe(false);
     expect(await names()).toEqual(['before']);
     // Nothing holds the write lock during the pause: another connection writes without waiting.
-    const other = new SQLite(path.join(dir, 'kith.db'));
+    const other = new SQLite(temp.file);
     other.pragma('busy_timeout = 0');
     other.prepare(`insert into items (name) values ('other')`).run();
     other.close();

@@ -17,7 +17,7 @@ function chunks<T>(items: T[]): T[][] {
  * What starts every token of a group's messages: the group id without dashes (32 hex digits), so a
  * search reads only its own group's word lists (migration 0011).
  */
-export function groupPrefix(groupId: string): string {
+function groupPrefix(groupId: string): string {
   return groupId.replaceAll('-', '');
 }
 
