@@ -1,6 +1,6 @@
 import type { SearchAnswer, SearchMessage, SearchSnippet } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
-import { foldCodePoint, matchingTokens } from '../../search/terms.js';
+import { foldCodePoint, matchingTokens, normalizeText } from '../../search/terms.js';
 
 /** What a result needs of a message row, plus its number of direct replies. */
 export interface SearchRow {
@@ -39,32 +39,68 @@ interface Range {
   end: number;
 }
 
+/** Text is matched in pieces of about this many UTF-16 units, each ending before a space. */
+const PIECE = 256;
+const BEYOND_ASCII = /[\u0080-\uffff]/;
+
+/** Whether a normalized text holds any term at all: a word a term matches must contain it. */
+function mayMatch(normalized: string, terms: HighlightTerms): boolean {
+  return (
+    terms.words.some((word) => normalized.includes(word)) || terms.hashtags.some((tag) => normalized.includes(tag))
+  );
+}
+
 /**
- * The ranges of `source` (UTF-16 offsets) holding words the terms match. Matching runs on the
- * normalized copy (accents stripped, case folded), built one code point at a time so that every
- * normalized unit knows the original code point it came from; a stripped accent that followed a
- * letter stays inside that letter's range.
+ * The ranges of one piece of a text, moved by `offset`. Matching runs on the normalized copy
+ * (accents stripped, case folded). Most pieces of a hit hold no term, so they are only folded and
+ * looked through; a piece that may match is folded again one code point at a time, so that every
+ * normalized unit knows the original code point it came from (a stripped accent that followed a
+ * letter stays inside that letter's range). ASCII folds to its lower case unit for unit, so it
+ * needs no such map.
  */
-export function matchRanges(source: string, terms: HighlightTerms): Range[] {
+function pieceRanges(piece: string, offset: number, terms: HighlightTerms): Range[] {
+  if (!BEYOND_ASCII.test(piece)) {
+    const lower = piece.toLowerCase();
+    if (!mayMatch(lower, terms)) return [];
+    return matchingTokens(lower, terms).map((token) => ({ start: offset + token.start, end: offset + token.end }));
+  }
+  if (!mayMatch(normalizeText(piece), terms)) return [];
   let normalized = '';
   const starts: number[] = [];
   const ends: number[] = [];
-  let offset = 0;
-  for (const ch of source) {
+  let at = offset;
+  for (const ch of piece) {
     const folded = foldCodePoint(ch);
-    if (folded === '' && ends.length > 0 && ends[ends.length - 1] === offset)
-      ends[ends.length - 1] = offset + ch.length;
+    if (folded === '' && ends.length > 0 && ends[ends.length - 1] === at) ends[ends.length - 1] = at + ch.length;
     for (let i = 0; i < folded.length; i += 1) {
-      starts.push(offset);
-      ends.push(offset + ch.length);
+      starts.push(at);
+      ends.push(at + ch.length);
     }
     normalized += folded;
-    offset += ch.length;
+    at += ch.length;
   }
   return matchingTokens(normalized, terms).map((token) => ({
-    start: starts[token.start] ?? 0,
-    end: ends[token.end - 1] ?? source.length,
+    start: starts[token.start] ?? offset,
+    end: ends[token.end - 1] ?? offset + piece.length,
   }));
+}
+
+/**
+ * The ranges of `flat` (UTF-16 offsets; white space already one space) holding words the terms
+ * match. The text is read in pieces that start at a space, which folds to itself and ends every
+ * token, so each piece matches exactly as the whole text would. A snippet needs only the matches up
+ * to `span` units after the first one: reading stops there instead of folding a long text to its end.
+ */
+export function matchRanges(flat: string, terms: HighlightTerms, span = Infinity): Range[] {
+  const ranges: Range[] = [];
+  let from = 0;
+  while (from < flat.length && (ranges[0] === undefined || from < ranges[0].start + span)) {
+    const space = flat.indexOf(' ', from + PIECE);
+    const to = space === -1 ? flat.length : space;
+    ranges.push(...pieceRanges(flat.slice(from, to), from, terms));
+    from = to;
+  }
+  return ranges;
 }
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
@@ -113,12 +149,17 @@ function excerpt(flat: string, ranges: Range[], matchStart: number): SearchSnipp
  * become one space. `highlights` are `[start, end)` UTF-16 offsets into the snippet's text.
  */
 export function buildSnippet(title: string | null, text: string | null, terms: HighlightTerms): SearchSnippet {
-  const sources = [text, title].map((s) => (s ?? '').replace(/\s+/gu, ' ').trim()).filter((s) => s !== '');
-  for (const flat of sources) {
-    const ranges = matchRanges(flat, terms);
+  // Without the `u` flag: `\s` is the same set either way, and the plain form is faster.
+  const flatten = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim();
+  let first: string | null = null;
+  for (const source of [text, title]) {
+    const flat = flatten(source);
+    if (flat === '') continue;
+    first ??= flat;
+    const ranges = matchRanges(flat, terms, SNIPPET_LENGTH);
     if (ranges[0] !== undefined) return excerpt(flat, ranges, ranges[0].start);
   }
-  return excerpt(sources[0] ?? '', [], 0);
+  return excerpt(first ?? '', [], 0);
 }
 
 /** One result (contract §6.8): ids as plain strings, `""` when empty; `children` a count. */
