@@ -31,10 +31,10 @@ let due = false;
 // A reader that keeps an old snapshot (a backup, say) makes a TRUNCATE fail: the next one is then
 // due only after as many frames again, so writes are not paused every second meanwhile.
 let truncateAt = workerData.truncateFrames;
-const passive = () => {
+const passive = (last) => {
   try {
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (log > truncateAt && !due) {
+    if (!last && log > truncateAt && !due) {
       due = true;
       parentPort.postMessage({ kind: 'due' });
     }
@@ -56,15 +56,20 @@ const truncate = () => {
   due = false;
   parentPort.postMessage({ kind: 'truncated' });
 };
-const timer = setInterval(passive, workerData.intervalMs);
+const timer = setInterval(() => passive(false), workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message === 'truncate') return truncate();
   if (message !== 'stop') return;
   clearInterval(timer);
+  // A last round, so what was written before the stop is in the database file.
+  passive(true);
   db.close();
   parentPort.close();
 });
 `;
+
+/** After this long without a write, the worker stops; the next write starts another. */
+export const IDLE_STOP_MS = 30_000;
 
 /**
  * Checkpoints in a worker thread (embedded mode). SQLite's automatic checkpoint runs inside the
@@ -75,51 +80,102 @@ parentPort.on('message', (message) => {
  * second, which neither waits for nor blocks readers and the writer. A page written many times
  * within a second is copied once. When the WAL has grown past `TRUNCATE_AFTER_FRAMES`, the write
  * batcher pauses between two batches for `truncateIfDue()` (write-batch.ts); reads go on meanwhile.
+ *
+ * The worker runs only while there is writing to copy: a thread with its own JavaScript engine is
+ * about 15 MB of the server's memory, a tenth of an idle server (bench/README.md). The first write
+ * (`wrote()`) starts it, and it stops after `IDLE_STOP_MS` without one, when its last rounds have
+ * copied everything.
  */
 export class BackgroundCheckpointer {
-  private readonly worker: Worker;
-  private readonly exited: Promise<void>;
+  /** The worker that checkpoints now; null while nothing is written. */
+  private worker: Worker | null = null;
+  /** Every worker not yet exited (one stopping for idleness may still be closing its connection). */
+  private readonly live = new Map<Worker, Promise<void>>();
+  private idleTimer: NodeJS.Timeout | null = null;
+  private wroteSinceCheck = false;
+  private failed = false;
   private due = false;
   private stopping = false;
   private truncating: Promise<void> | null = null;
   private truncated: (() => void) | null = null;
 
   /**
-   * `onError`: checkpoints failed (the caller lets SQLite checkpoint in its commits again).
-   * `onDue`: the WAL is due to be emptied; the caller calls `truncateIfDue()` between two writes.
+   * `onError`: checkpoints failed (the caller lets SQLite checkpoint in its commits again, and no
+   * worker starts any more). `onDue`: the WAL is due to be emptied; the caller calls
+   * `truncateIfDue()` between two writes.
    */
-  constructor(file: string, handlers: { onError: (message: string) => void; onDue: () => void }) {
-    const { onError, onDue } = handlers;
-    this.worker = new Worker(PROGRAM, {
+  constructor(
+    private readonly file: string,
+    private readonly handlers: { onError: (message: string) => void; onDue: () => void },
+    private readonly idleStopMs = IDLE_STOP_MS,
+  ) {}
+
+  /** Whether a worker is checkpointing now. */
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  /** Call after every write of the server's connection: starts a worker if none runs. */
+  wrote(): void {
+    this.wroteSinceCheck = true;
+    if (this.worker === null && !this.failed && !this.stopping) this.start();
+  }
+
+  private start(): void {
+    const worker = new Worker(PROGRAM, {
       eval: true,
       // Its program holds almost nothing: small heaps keep its share of the server's memory small.
       resourceLimits: { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 2 },
       workerData: {
-        file,
+        file: this.file,
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
         intervalMs: CHECKPOINT_INTERVAL_MS,
         truncateFrames: TRUNCATE_AFTER_FRAMES,
         readerWaitMs: TRUNCATE_READER_WAIT_MS,
       },
     });
-    this.worker.on('message', (report: Report) => {
-      if (report.kind === 'due') {
+    this.worker = worker;
+    const fail = (message: string) => {
+      this.failed = true;
+      this.handlers.onError(message);
+    };
+    worker.on('message', (report: Report) => {
+      if (report.kind === 'error') fail(report.message);
+      else if (worker !== this.worker) return;
+      else if (report.kind === 'due') {
         this.due = true;
-        onDue();
-      } else if (report.kind === 'error') onError(report.message);
-      else this.truncated?.();
+        this.handlers.onDue();
+      } else this.truncated?.();
     });
-    this.worker.on('error', (error: Error) => onError(error.message));
-    this.exited = new Promise((resolve) =>
-      this.worker.once('exit', () => {
-        // Paused writes never wait for a worker that is gone.
-        this.due = false;
-        this.truncated?.();
+    worker.on('error', (error: Error) => fail(error.message));
+    const exited = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        this.live.delete(worker);
+        if (worker === this.worker) {
+          this.worker = null;
+          // Paused writes never wait for a worker that is gone.
+          this.due = false;
+          this.truncated?.();
+        }
         resolve();
       }),
     );
+    this.live.set(worker, exited);
     // A server that is stopping does not wait for the next tick.
-    this.worker.unref();
+    worker.unref();
+    this.idleTimer ??= setInterval(() => this.stopIfIdle(), this.idleStopMs).unref();
+  }
+
+  /** Stops the worker when nothing was written for a whole round of the idle timer. */
+  private stopIfIdle(): void {
+    const worker = this.worker;
+    const idle = !this.wroteSinceCheck && !this.due && this.truncating === null;
+    this.wroteSinceCheck = false;
+    if (worker === null || !idle) return;
+    this.worker = null;
+    if (this.idleTimer !== null) clearInterval(this.idleTimer);
+    this.idleTimer = null;
+    worker.postMessage('stop');
   }
 
   /**
@@ -129,28 +185,31 @@ export class BackgroundCheckpointer {
    */
   truncateIfDue(): Promise<void> | null {
     if (this.truncating !== null) return this.truncating;
-    if (!this.due) return null;
+    const worker = this.worker;
+    if (!this.due || worker === null) return null;
     this.due = false;
     // Held while writes wait for it, or a process with nothing else to do would exit meanwhile.
-    this.worker.ref();
+    worker.ref();
     this.truncating = new Promise<void>((resolve) => {
       this.truncated = () => {
         this.truncated = null;
         this.truncating = null;
-        if (!this.stopping) this.worker.unref();
+        if (!this.stopping) worker.unref();
         resolve();
       };
-      this.worker.postMessage('truncate');
+      worker.postMessage('truncate');
     });
     return this.truncating;
   }
 
-  /** Stops the worker and waits until its connection is closed. */
+  /** Stops the workers and waits until their connections are closed. */
   async stop(): Promise<void> {
-    // Held again, or a process whose other work is done would exit before the worker has.
     this.stopping = true;
-    this.worker.ref();
-    this.worker.postMessage('stop');
-    await this.exited;
+    if (this.idleTimer !== null) clearInterval(this.idleTimer);
+    this.idleTimer = null;
+    this.worker?.postMessage('stop');
+    // Held again, or a process whose other work is done would exit before the workers have.
+    for (const worker of this.live.keys()) worker.ref();
+    await Promise.all(this.live.values());
   }
 }

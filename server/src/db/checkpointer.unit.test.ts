@@ -2,9 +2,9 @@ import { statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHECKPOINT_INTERVAL_MS, TRUNCATE_AFTER_FRAMES } from './checkpointer.js';
+import { BackgroundCheckpointer, CHECKPOINT_INTERVAL_MS, TRUNCATE_AFTER_FRAMES } from './checkpointer.js';
 import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
-import type { Db } from './database.js';
+import { openDatabase, type Db } from './database.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -93,5 +93,96 @@ describe('SQLite background checkpoints', () => {
     }
     await write(TRUNCATE_AFTER_FRAMES + 10);
     expect(await eventually(() => statSync(`${file}-wal`).size === 0, 8 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+  });
+
+  it('copies a WAL it finds at open, with nothing written yet', async () => {
+    // Another connection that never checkpoints leaves pages in the WAL, as a crash would.
+    const other = new SQLite(file);
+    other.pragma('wal_autocheckpoint = 0');
+    other.prepare('insert into blobs select zeroblob(3900) from blobs').run();
+    other.exec('insert into blobs values (zeroblob(3900))');
+    for (let i = 0; i < 11; i += 1) other.exec('insert into blobs select zeroblob(3900) from blobs');
+    const before = statSync(file).size;
+    const reopened = openDatabase({ kind: 'sqlite', file });
+    try {
+      expect(await eventually(() => statSync(file).size > before + 1000 * 3900, 5 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+    } finally {
+      await reopened.close();
+      other.close();
+    }
+  });
+});
+
+// The worker's life: it runs only while there is writing to copy.
+describe('the checkpoint worker starts with writes and stops without them', () => {
+  const IDLE_MS = 400;
+  let temp: TempSqlite;
+  let writer: SQLite.Database;
+  let checkpointer: BackgroundCheckpointer;
+  const errors: string[] = [];
+
+  beforeEach(() => {
+    temp = openTempSqlite('kith-checkpoint-idle-');
+    // A connection of the test's own, which (like the server's) never checkpoints by itself.
+    writer = new SQLite(temp.file);
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table blobs (data blob)');
+    checkpointer = new BackgroundCheckpointer(
+      temp.file,
+      { onError: (message) => errors.push(message), onDue: () => undefined },
+      IDLE_MS,
+    );
+  });
+
+  afterEach(async () => {
+    await checkpointer.stop();
+    writer.close();
+    await temp.remove();
+    expect(errors).toEqual([]);
+  });
+
+  const write = (pages: number) => {
+    writer
+      .prepare('insert into blobs select zeroblob(3900) from (select 1 from json_each(?))')
+      .run(JSON.stringify(Array.from({ length: pages }, () => 0)));
+    checkpointer.wrote();
+  };
+  const copied = (before: number) => () => statSync(temp.file).size > before + 500 * 3900;
+
+  it('has no worker before the first write, then copies what each write leaves in the WAL', async () => {
+    expect(checkpointer.running).toBe(false);
+    const before = statSync(temp.file).size;
+    write(600);
+    expect(checkpointer.running).toBe(true);
+    expect(await eventually(copied(before), 5 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+  });
+
+  it('keeps the worker while writes come, stops it after a round without one, and starts another at the next', async () => {
+    write(1);
+    // Writes more often than the idle round: the worker stays.
+    for (let i = 0; i < 6; i += 1) {
+      await sleep(IDLE_MS / 3);
+      write(1);
+      expect(checkpointer.running).toBe(true);
+    }
+    expect(await eventually(() => !checkpointer.running, 4 * IDLE_MS)).toBe(true);
+    // The next write starts another worker, which copies it (at the latest in its last round).
+    const before = statSync(temp.file).size;
+    write(600);
+    expect(checkpointer.running).toBe(true);
+    expect(await eventually(copied(before), 5 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+  });
+
+  it('stops at once whether a worker runs, is stopping for idleness, or never started', async () => {
+    const idle = new BackgroundCheckpointer(temp.file, { onError: (m) => errors.push(m), onDue: () => undefined });
+    await idle.stop();
+    write(1);
+    expect(await eventually(() => !checkpointer.running, 4 * IDLE_MS)).toBe(true);
+    write(1);
+    await checkpointer.stop();
+    expect(checkpointer.running).toBe(false);
+    // A write after the stop starts nothing.
+    write(1);
+    expect(checkpointer.running).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
-import { ReadWriteSqliteDialect } from './sqlite-driver.js';
+import { ReadWriteSqliteDialect, type StatementSource } from './sqlite-driver.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,11 +52,18 @@ export function openDatabase(database: Config['database']): Db {
       // Two connections to ':memory:' would be two databases.
       database.file === ':memory:'
         ? new SqliteDialect({ database: reusingStatements(writer) })
-        : new ReadWriteSqliteDialect(reusingStatements(writer), reusingStatements(openReader(database.file))),
+        : new ReadWriteSqliteDialect(
+            reusingStatements(writer, () => checkpointer?.wrote()),
+            reusingStatements(openReader(database.file)),
+          ),
   });
   let checkpointer: BackgroundCheckpointer | null = null;
   const batcher = new SqliteWriteBatcher(kysely, () => checkpointer?.truncateIfDue() ?? null);
-  if (database.file !== ':memory:') checkpointer = checkpointInBackground(writer, database.file, batcher);
+  if (database.file !== ':memory:') {
+    checkpointer = checkpointInBackground(writer, database.file, batcher);
+    // A WAL left by a crash is copied back now, not at the first write.
+    if (statSync(`${database.file}-wal`, { throwIfNoEntry: false })?.size) checkpointer.wrote();
+  }
   return {
     kysely,
     dialect: 'sqlite',
@@ -113,10 +120,11 @@ const STATEMENT_CACHE = 500;
  * a statement to completion before the next query (no code streams results), so reuse is safe, and
  * SQLite re-prepares a statement by itself when a migration changes the schema.
  */
-function reusingStatements(sqlite: SQLite.Database): { close(): void; prepare(sql: string): SQLite.Statement } {
+function reusingStatements(sqlite: SQLite.Database, wrote?: () => void): StatementSource {
   const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
+    wrote,
     prepare(sql: string): SQLite.Statement {
       let statement = statements.get(sql);
       if (statement === undefined) {

@@ -19,12 +19,16 @@ import {
 export interface StatementSource {
   prepare(sql: string): SQLite.Statement;
   close(): void;
+  /** Called after each statement that changed rows (the background checkpointer listens). */
+  wrote?(): void;
 }
 
 function execute<R>(source: StatementSource, { sql, parameters }: CompiledQuery): QueryResult<R> {
   const statement = source.prepare(sql);
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
+  // Only what changed rows: an idle server's polls (due jobs, say) change nothing.
+  if (changes > 0) source.wrote?.();
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 

@@ -1,10 +1,16 @@
 import { promises as dns } from 'node:dns';
-import http, { type IncomingMessage } from 'node:http';
+import type * as Http from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { classifyAddress, refusalReason } from './address.js';
+
+// `node:http` through require: an ES import of it builds its whole namespace, whose getters load
+// Node's fetch (undici) as well, 13 MB of every server's memory for something Kith never calls.
+const http = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /**
  * The one way Kith fetches a remote URL for a link preview (contract §7.5, fetch rules): http(s)
