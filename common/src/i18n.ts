@@ -25,3 +25,49 @@ export const FALLBACK_LANGUAGE: Language = 'en_US';
 export function isOfferedLanguage(code: string): code is Language {
   return (LANGUAGES as readonly string[]).includes(code);
 }
+
+// The format of locales/<lang>.json, the same for the web client (web/src/lib/translate.ts) and the
+// e-mails (server/src/mail/texts.ts): `{{name}}` placeholders, and plural forms as key_one,
+// key_few, key_other… chosen with Intl.PluralRules.
+
+/** The BCP 47 tag of a Kith language code, for `<html lang>` and Intl: `pt_BR` → `pt-BR`, `zh_Hans` → `zh-Hans`. */
+export function bcp47(lang: string): string {
+  return lang.replace('_', '-');
+}
+
+const pluralRules = new Map<string, Intl.PluralRules>();
+
+/** The plural category of `count` in `lang`: `one`, `few`, `other`… */
+function pluralCategory(lang: string, count: number): string {
+  let rules = pluralRules.get(lang);
+  if (rules === undefined) pluralRules.set(lang, (rules = new Intl.PluralRules(bcp47(lang))));
+  return rules.select(count);
+}
+
+/**
+ * The text of `key` for `lang`: its own first, then en_US's, so a reader stays in their language
+ * whenever it has the text in any form. In each language, with a `count`, its plural form for that
+ * count, then `_other`, then the plain key. `find` reads one language's text, undefined when missing.
+ */
+export function findText(
+  lang: string,
+  key: string,
+  count: number | undefined,
+  find: (lang: string, key: string) => string | undefined,
+): string | undefined {
+  for (const code of lang === FALLBACK_LANGUAGE ? [lang] : [lang, FALLBACK_LANGUAGE]) {
+    const text =
+      (count === undefined
+        ? undefined
+        : (find(code, `${key}_${pluralCategory(code, count)}`) ?? find(code, `${key}_other`))) ?? find(code, key);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+/** Fills the `{{name}}` placeholders of a text; one without a value stays as written. */
+export function fillPlaceholders(text: string, values: Readonly<Record<string, unknown>>): string {
+  return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String((values[name] as string | number | null | undefined) ?? '') : whole,
+  );
+}

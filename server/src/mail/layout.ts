@@ -1,5 +1,4 @@
-import type { Language } from '@kith/common';
-import { bcp47 } from './texts.js';
+import { bcp47, type Language } from '@kith/common';
 
 /**
  * The one look of every Kith e-mail: an HTML part built from tables with inline styles (what mail

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FALLBACK_LANGUAGE, isOfferedLanguage, type Language } from '@kith/common';
+import { FALLBACK_LANGUAGE, fillPlaceholders, findText, isOfferedLanguage, type Language } from '@kith/common';
 
 /**
  * The e-mail texts, read from `locales/<lang>.json` (the `mail` section), the same files the web
@@ -33,11 +33,6 @@ export function mailTexts(lang: Language): Record<string, string> {
   return texts;
 }
 
-/** The BCP 47 tag of a Kith language code: `pt_BR` → `pt-BR`, `zh_Hans` → `zh-Hans`. */
-export function bcp47(lang: Language): string {
-  return lang.replace('_', '-');
-}
-
 /** The language mails to this user are written in: theirs when Kith offers it, else the fallback. */
 export function mailLanguage(userLang: string | null | undefined, instanceDefault: string): Language {
   if (typeof userLang === 'string' && isOfferedLanguage(userLang)) return userLang;
@@ -45,25 +40,15 @@ export function mailLanguage(userLang: string | null | undefined, instanceDefaul
 }
 
 /**
- * A translate function for `lang`. A key missing in that language falls back to en_US, so a
- * half-translated file never produces a broken mail; `{{name}}` placeholders are filled in.
+ * A translate function for `lang`. A text missing in that language falls back to en_US (the rules
+ * are in common/src/i18n.ts), so a half-translated file never produces a broken mail; `{{name}}`
+ * placeholders are filled in.
  */
 export function translator(lang: Language): Translate {
-  const own = mailTexts(lang);
-  const fallback = mailTexts(FALLBACK_LANGUAGE);
-  const plurals = new Intl.PluralRules(bcp47(lang));
-  const fallbackPlurals = new Intl.PluralRules('en-US');
   return (key, params = {}) => {
-    const count = params.count;
-    let text: string | undefined;
-    if (typeof count === 'number') {
-      text = own[`${key}_${plurals.select(count)}`] ?? own[`${key}_other`];
-      text ??= fallback[`${key}_${fallbackPlurals.select(count)}`] ?? fallback[`${key}_other`];
-    }
-    text ??= own[key] ?? fallback[key];
+    const count = typeof params.count === 'number' ? params.count : undefined;
+    const text = findText(lang, key, count, (code, name) => mailTexts(code as Language)[name]);
     if (text === undefined) throw new Error(`Missing mail text "${key}"`);
-    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) =>
-      name in params ? String(params[name]) : whole,
-    );
+    return fillPlaceholders(text, params);
   };
 }
