@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { classifyAddress, refusalReason } from './address.js';
 
 // `node:http` through require: an ES import of it builds its whole namespace, whose getters load
-// Node's fetch (undici) as well, 13 MB of every server's memory for something Kith never calls.
+// Node's fetch (undici) as well, 4 MB of every server's heap for something Kith never calls.
 const http = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /**
