@@ -538,30 +538,17 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
     const soren = user('Søren Ærø');
     const ben = user('Ben');
     await db.kysely.insertInto('users').values([soren, ben]).execute();
-    const groupId = newId();
-    await db.kysely
-      .insertInto('groups')
-      .values({
-        id: groupId,
-        name: 'G',
-        secret_key: newId(),
-        created_at: now,
-        last_activity_date: now,
-        emptied_at: null,
-      })
-      .execute();
-    const otherGroupId = newId();
-    await db.kysely
-      .insertInto('groups')
-      .values({
-        id: otherGroupId,
-        name: 'H',
-        secret_key: newId(),
-        created_at: now,
-        last_activity_date: now,
-        emptied_at: null,
-      })
-      .execute();
+    const group = (name: string) => ({
+      id: newId(),
+      name,
+      secret_key: newId(),
+      created_at: now,
+      last_activity_date: now,
+      emptied_at: null,
+    });
+    const [home, other] = [group('G'), group('H')];
+    await db.kysely.insertInto('groups').values([home, other]).execute();
+    const [groupId, otherGroupId] = [home.id, other.id];
     const message = (authorId: string | null, title: string | null, text: string, deleted = false, group = groupId) => {
       const id = newId();
       return {

@@ -53,9 +53,9 @@ function mayMatch(normalized: string, terms: HighlightTerms): boolean {
 /**
  * The ranges of one piece of a text, moved by `offset`. Matching runs on the normalized copy
  * (accents stripped, case folded). Most pieces of a hit hold no term, so they are only folded and
- * looked through; a piece that may match is folded again one code point at a time, so that every
- * normalized unit knows the original code point it came from (a stripped accent that followed a
- * letter stays inside that letter's range). ASCII folds to its lower case unit for unit, so it
+ * looked through; for a piece that may match, its code points are walked again (their folds are
+ * remembered) so that every normalized unit knows the original code point it came from (a stripped
+ * accent that followed a letter stays inside that letter's range). ASCII folds to its lower case unit for unit, so it
  * needs no such map.
  */
 function pieceRanges(piece: string, offset: number, terms: HighlightTerms): Range[] {
@@ -64,8 +64,8 @@ function pieceRanges(piece: string, offset: number, terms: HighlightTerms): Rang
     if (!mayMatch(lower, terms)) return [];
     return matchingTokens(lower, terms).map((token) => ({ start: offset + token.start, end: offset + token.end }));
   }
-  if (!mayMatch(normalizeText(piece), terms)) return [];
-  let normalized = '';
+  const normalized = normalizeText(piece);
+  if (!mayMatch(normalized, terms)) return [];
   const starts: number[] = [];
   const ends: number[] = [];
   let at = offset;
@@ -76,7 +76,6 @@ function pieceRanges(piece: string, offset: number, terms: HighlightTerms): Rang
       starts.push(at);
       ends.push(at + ch.length);
     }
-    normalized += folded;
     at += ch.length;
   }
   return matchingTokens(normalized, terms).map((token) => ({
