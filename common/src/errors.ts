@@ -40,6 +40,10 @@ export const ERROR_CODES = [
   'internal_error',
   'file_not_ready',
   'email_disabled',
+  'invalid_request',
+  'request_timeout',
+  'headers_too_large',
+  'service_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -15,10 +15,10 @@ import { notificationRoutes } from './features/notifications/routes.js';
 import { searchRoutes } from './features/search/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { registerAuthentication } from './http/auth.js';
-import { registerErrorHandler } from './http/errors.js';
+import { handleClientError, registerErrorHandler } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { registerApiDocs, registerOpenApiGenerator } from './http/openapi.js';
-import { PAGE_HEADERS, registerWebClient } from './http/web.js';
+import { PAGE_HEADERS, protectHtml, registerWebClient } from './http/web.js';
 import { ApiError } from './lib/errors.js';
 import { newId } from './lib/ids.js';
 
@@ -48,6 +48,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // On SIGTERM, in-flight requests finish; idle keep-alive connections are closed at once.
     forceCloseConnections: 'idle',
+    // Requests that arrive while closing are refused by our own hook below, in the envelope.
+    return503OnClosing: false,
+    // Requests Node's parser refuses (headers too large, not HTTP) are answered in the envelope too.
+    clientErrorHandler: handleClientError,
     // Long enough for any real key or token in a path; longer ones answer 404 in the envelope.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Errors Fastify meets before routing (a malformed URL, an over-long parameter) get the same
@@ -65,10 +69,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
 
-  // Bodies are JSON whatever the Content-Type (contract §1.3); an empty body counts as {}.
+  // Bodies are JSON whatever the Content-Type (contract §1.3); an empty body counts as {}. They are
+  // read as bytes and decoded strictly: a lenient decoder would turn invalid UTF-8 into U+FFFD and
+  // store a text the sender never wrote.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    let text: string;
+    try {
+      text = typeof body === 'string' ? body : utf8.decode(body);
+    } catch {
+      return done(new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8'));
+    }
     if (text.trim() === '') return done(null, {});
     try {
       // NUL characters are refused: PostgreSQL cannot store them, and no text needs them.
@@ -93,10 +105,23 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
 
+  // Set when the server starts closing (SIGTERM): a request that still arrives on a kept-alive
+  // connection is told to come back, and its connection is closed.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
     void reply.header('X-Content-Type-Options', API_HEADERS['X-Content-Type-Options']);
     void reply.header('Referrer-Policy', API_HEADERS['Referrer-Policy']);
+    if (closing) {
+      throw new ApiError(503, 'service_unavailable', 'The server is restarting. Try again in a moment', undefined, {
+        'Retry-After': '5',
+        Connection: 'close',
+      });
+    }
     // CORS only for origins the operator listed; credentials are never allowed (contract §1.1).
     const origin = request.headers.origin;
     if (origin !== undefined && config.corsOrigins.includes(origin)) {
@@ -121,6 +146,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (isApiPath(request.url) && !reply.hasHeader('Cache-Control')) {
       void reply.header('Cache-Control', API_HEADERS['Cache-Control']);
     }
+    protectHtml(reply);
     return payload;
   });
 

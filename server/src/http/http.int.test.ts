@@ -194,6 +194,56 @@ describe('HTTP conventions (contract §1)', () => {
       expect(await t.ctx.db.kysely.selectFrom('groups').select('id').execute()).toHaveLength(before.length);
     });
 
+    it('answers 400 invalid_json to a body that is not valid UTF-8, and stores nothing', async () => {
+      const group = await buildGroup(t.ctx, { members: [ana] });
+      const bad = [
+        Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), // {"name":"\xff\xfe"}
+        Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xc3]), Buffer.from('"}')]), // cut sequence
+        Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), // lone surrogate
+        Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), // overlong '/'
+      ];
+      const groupsBefore = await t.ctx.db.kysely.selectFrom('groups').select('id').execute();
+      for (const payload of bad) {
+        const calls = [
+          { method: 'POST' as const, url: '/api/groups' },
+          { method: 'PUT' as const, url: `/api/groups/${group.id}` },
+          { method: 'PUT' as const, url: `/api/users/${ana.user.id}` },
+          { method: 'POST' as const, url: '/api/login' },
+        ];
+        for (const call of calls) {
+          const res = await t.app.inject({
+            ...call,
+            payload,
+            headers: { 'content-type': 'application/json', 'x-auth-token': ana.key },
+          });
+          expect(res.statusCode, `${call.method} ${call.url}`).toBe(400);
+          expect(JSON.parse(res.body)).toMatchObject({ code: 'invalid_json' });
+        }
+      }
+      expect(await t.ctx.db.kysely.selectFrom('groups').select('id').execute()).toHaveLength(groupsBefore.length);
+      const after = await t.ctx.db.kysely
+        .selectFrom('groups')
+        .select('name')
+        .where('id', '=', group.id)
+        .executeTakeFirstOrThrow();
+      expect(after.name).toBe(group.name);
+      const me = await t.ctx.db.kysely
+        .selectFrom('users')
+        .select('name')
+        .where('id', '=', ana.user.id)
+        .executeTakeFirstOrThrow();
+      expect(me.name).not.toContain('\ufffd');
+      // Valid multi-byte UTF-8 (and a byte order mark) still reads.
+      const ok = await t.app.inject({
+        method: 'PUT',
+        url: `/api/groups/${group.id}`,
+        payload: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Café 家族 🎉"}')]),
+        headers: { 'content-type': 'application/json', 'x-auth-token': ana.key },
+      });
+      expect(ok.statusCode).toBe(200);
+      expect(JSON.parse(ok.body)).toMatchObject({ name: 'Café 家族 🎉' });
+    });
+
     it('counts an empty body as {}', async () => {
       // With a JSON content type, with none, and blank.
       expectError(await api.post('/login', { body: '' }), 400, 'missing_field', 'login');
@@ -449,6 +499,29 @@ describe('web client from a built folder (WEB_DIST)', () => {
       expect(String(res.headers['cache-control'])).not.toContain('immutable');
     },
   );
+
+  it('answers /index.html with the rendered page and its headers, never the raw file', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await t.app.inject({ method, url: '/index.html' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(String(res.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+      expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'");
+      if (method === 'GET') expect(res.body).toContain('<meta name="kith-default-lang" content="fr_FR">');
+    }
+  });
+
+  it('gives any other HTML answer the same framing protection (the API docs page)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("frame-ancestors 'none'");
+    // The docs page keeps its own list of scripts.
+    expect(csp).toMatch(/script-src/);
+  });
 
   it('still answers the API in JSON, unknown API paths included', async () => {
     const api = new ApiClient(t.app);

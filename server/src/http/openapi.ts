@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { denyFraming } from './web.js';
 import { API_VERSION } from '../features/info/routes.js';
 
 /**
@@ -35,8 +36,10 @@ export async function registerApiDocs(app: FastifyInstance, apiPrefix: string): 
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: `${apiPrefix}/docs`,
-    // Its own scripts only, with a CSP that says so.
+    // Its own scripts only, with a CSP that says so; like every page of ours, it may not be framed
+    // (its onSend hook runs after app.ts's, so the rule is applied here too).
     staticCSP: true,
+    transformStaticCSP: denyFraming,
     uiConfig: { tryItOutEnabled: true, persistAuthorization: false },
   });
 }

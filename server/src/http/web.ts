@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 
 // Content Security Policy of the web client's page: everything from our own origin; embeds
@@ -51,6 +51,9 @@ export async function registerWebClient(app: FastifyInstance, config: Config): P
       root: config.webDist,
       prefix: `${config.basePath}/`,
       index: false,
+      // The raw index.html lacks the base path and default language written in by
+      // renderIndexHtml: `/index.html` falls through to the rendered page like any client route.
+      allowedPath: (pathName) => pathName !== '/index.html',
       // One route per built file: folders and unknown paths fall through to the client's index.html.
       wildcard: false,
       // Vite names assets by content hash, so they can be cached for a year.
@@ -70,3 +73,30 @@ export const PAGE_HEADERS = {
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-cache',
 };
+
+/** A Content Security Policy with its `frame-ancestors` directive, if any, replaced by `'none'`. */
+export function denyFraming(csp: string): string {
+  const others = csp
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && !/^frame-ancestors\b/i.test(directive));
+  return [...others, "frame-ancestors 'none'"].join('; ');
+}
+
+/**
+ * Gives every HTML answer, whichever part of the server sends it (the client's page, a static
+ * file, the API docs), the page's protection against framing and foreign scripts: the page's CSP
+ * unless the answer brings its own (the docs page lists its scripts), `frame-ancestors 'none'` in
+ * any case (replacing a laxer one), and `X-Frame-Options: DENY`. Called from one `onSend` hook in app.ts.
+ */
+export function protectHtml(reply: FastifyReply): void {
+  const type = reply.getHeader('content-type');
+  if (typeof type !== 'string' || !/^\s*(text\/html|application\/xhtml\+xml)\b/i.test(type)) return;
+  const csp = reply.getHeader('content-security-policy');
+  if (typeof csp !== 'string' || csp.trim() === '') {
+    void reply.header('Content-Security-Policy', PAGE_CSP);
+  } else {
+    void reply.header('Content-Security-Policy', denyFraming(csp));
+  }
+  void reply.header('X-Frame-Options', 'DENY');
+}
