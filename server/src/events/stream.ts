@@ -23,6 +23,11 @@ import { presentFrame } from './present.js';
  *    concurrently, their delivery one after the other;
  * 4. `disconnect` (key reset, account deleted) ends the user's streams at once, outside the queue.
  *
+ * A browser shares one stream among its tabs (the web client elects a leader tab). A user's sixth
+ * stream closes their oldest rather than being refused; the closed one is told why and to wait a
+ * minute (`closed` with `retry: 60000`), so two devices over the limit take turns slowly instead of
+ * closing each other in a loop. Opening is throttled only to stop a runaway reconnection loop.
+ *
  * A client coming back with `Last-Event-ID` gets the missed events from the bus's buffer, filtered
  * for it with the same rules at the time of the replay, or `resync` when they cannot all be given.
  */
@@ -37,6 +42,12 @@ export interface EventStreamOptions {
   /** The reconnection delay the stream announces first (`retry: 5000`). */
   retryMs: number;
   /**
+   * The reconnection delay told to the oldest stream when a sixth one closes it (`retry: 60000`).
+   * Its client reconnects no sooner and then closes the next oldest: with more devices than the
+   * limit, each takes its turn about once a minute, well under the opening throttle.
+   */
+  displacedRetryMs: number;
+  /**
    * A client that does not read: once this much live output waits for it, its stream is closed
    * rather than kept growing in memory. It reconnects with `Last-Event-ID` and is replayed what it
    * missed (a replay waits for the client to read instead).
@@ -49,6 +60,7 @@ export const STREAM_DEFAULTS: EventStreamOptions = {
   maxDurationMs: 60 * 60_000,
   maxStreamsPerUser: 5,
   retryMs: 5000,
+  displacedRetryMs: 60_000,
   maxBufferedBytes: 4 * 1024 * 1024,
 };
 
@@ -146,6 +158,15 @@ class Stream {
     });
   }
 
+  /**
+   * Closes the stream because its user opened one too many, with the reason and a longer delay
+   * before reconnecting: a client that came straight back would close another of its user's streams.
+   */
+  displace(retryMs: number): void {
+    this.write(`retry: ${retryMs}\nevent: closed\ndata: ${JSON.stringify({ reason: 'too_many_streams' })}\n\n`);
+    this.close();
+  }
+
   closeAfter(ms: number): void {
     this.timer = setTimeout(() => this.close(), ms);
     this.timer.unref();
@@ -236,8 +257,9 @@ export class EventStreams {
   private register(stream: Stream): void {
     const streams = this.byUser.get(stream.userId) ?? [];
     this.byUser.set(stream.userId, streams);
-    // A sixth stream closes the oldest (contract §11.4).
-    while (streams.length >= this.options.maxStreamsPerUser && streams[0] !== undefined) streams[0].close();
+    // A sixth stream closes the oldest (contract §11.4), telling it why and to wait before coming back.
+    while (streams.length >= this.options.maxStreamsPerUser && streams[0] !== undefined)
+      streams[0].displace(this.options.displacedRetryMs);
     streams.push(stream);
     this.openCount += 1;
     if (this.pingTimer === undefined) {
@@ -392,7 +414,7 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext, options: Part
         response: {
           200: Type.Unsafe({
             description:
-              'A text/event-stream. Starts with `retry: 5000`, then frames `id`, `event` (notification, message, comment, file, resync) and one-line JSON `data`; `: ping` every 25 s. Send `Last-Event-ID` to get what was missed.',
+              'A text/event-stream. Starts with `retry: 5000`, then frames `id`, `event` (notification, message, comment, file, resync) and one-line JSON `data`; `: ping` every 25 s. Send `Last-Event-ID` to get what was missed. A user has at most 5 open streams: opening a sixth closes the oldest, which first receives `retry: 60000` and `event: closed` with `{"reason":"too_many_streams"}` (reconnect no sooner). Opening is throttled at 120 per user per 10 minutes (429 with `Retry-After`), which only a reconnection loop reaches.',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           }),
         },

@@ -14,7 +14,9 @@ export const THROTTLES = {
   resetMailsPerAccount: { limit: 3, windowMs: HOUR },
   newPasswordFailuresPerIp: { limit: 10, windowMs: 15 * MINUTE },
   unknownInvitationsPerUser: { limit: 20, windowMs: HOUR },
-  streamsPerUser: { limit: 30, windowMs: 10 * MINUTE },
+  // Opens of GET /api/events. A browser shares one stream among its tabs, and a sixth stream closes
+  // the oldest rather than being refused, so this only stops a client reconnecting in a loop.
+  streamsPerUser: { limit: 120, windowMs: 10 * MINUTE },
   uploadsPerUser: { limit: 300, windowMs: HOUR },
   linkPreviewsPerUser: { limit: 60, windowMs: 10 * MINUTE },
   stopEmailsBadTokensPerIp: { limit: 20, windowMs: HOUR },
