@@ -36,6 +36,7 @@ export default defineConfig({
           env: { KITH_TEST_DB: 'sqlite' },
           testTimeout: 20_000,
           hookTimeout: 30_000,
+          expect: { poll: { timeout: 10_000, interval: 20 } },
         },
       },
       {
@@ -47,6 +48,7 @@ export default defineConfig({
           globalSetup: ['server/test/postgres-global-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 30_000,
+          expect: { poll: { timeout: 10_000, interval: 20 } },
         },
       },
       {
@@ -55,9 +57,11 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.test.ts'],
-          testTimeout: 120_000,
+          testTimeout: 180_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // expect.poll gives up after 1 s by default: far too short for a browser on a busy machine.
+          expect: { poll: { timeout: 30_000, interval: 100 } },
         },
       },
     ],

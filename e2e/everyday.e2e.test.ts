@@ -1,10 +1,11 @@
 // The everyday path in two browsers at once (issue 6): invitation → signup → post with a photo →
 // the other comments → the notification badge updates live → read → edit → delete.
 import type { Browser, Dialog, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { accessibilityViolations } from './axe.js';
 import { type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
 import { jpeg } from './pictures.js';
+import { storySteps } from './steps.js';
 import { countOf, gone, loaded, textOf, visible } from './wait.js';
 
 let kith: Kith;
@@ -24,6 +25,7 @@ async function signUp(page: Page, inviteUrl: string, email: string): Promise<voi
 }
 
 describe('two people in one group', () => {
+  const step = storySteps();
   beforeAll(async () => {
     kith = await startKith();
     browser = await launchBrowser();
@@ -39,7 +41,7 @@ describe('two people in one group', () => {
   let inviteUrl = '';
   let messageUrl = '';
 
-  it('the first person signs up from the setup link and finds the invitation link', async () => {
+  step('the first person signs up from the setup link and finds the invitation link', async () => {
     expect(kith.invitationUrl).not.toBeNull();
     await signUp(ana.page, kith.invitationUrl ?? '', 'ana@example.org');
     await expect.poll(() => ana.page.getByRole('heading', { level: 1 }).textContent()).toBe('Home');
@@ -50,7 +52,7 @@ describe('two people in one group', () => {
     expect(await accessibilityViolations(ana.page)).toEqual([]);
   });
 
-  it('the second person signs up through that link on a phone', async () => {
+  step('the second person signs up through that link on a phone', async () => {
     await signUp(ben.page, inviteUrl, 'ben@example.org');
     await visible(ben.page.getByText('Nothing here yet.'));
     await screenshot(ben.page, 'phone-empty-feed');
@@ -63,7 +65,7 @@ describe('two people in one group', () => {
     await ana.page.keyboard.press('Escape');
   });
 
-  it('posts a message with a photo', async () => {
+  step('posts a message with a photo', async () => {
     await ana.page.getByRole('link', { name: 'Write a message' }).click();
     await ana.page.waitForURL(/\/write$/);
     await ana.page.getByLabel('Title').fill('Beach day');
@@ -90,7 +92,7 @@ describe('two people in one group', () => {
     await ana.page.waitForURL(/\/groups\/[0-9a-f-]{36}$/);
   });
 
-  it('the other sees it arrive live, with a badge, and comments', async () => {
+  step('the other sees it arrive live, with a badge, and comments', async () => {
     // No reload: the card and the badge come through the live event stream.
     await visible(ben.page.getByRole('link', { name: /Beach day/ }));
     await textOf(badge(ben.page)).toBe('1');
@@ -107,7 +109,7 @@ describe('two people in one group', () => {
     expect(await accessibilityViolations(ben.page)).toEqual([]);
   });
 
-  it('the author gets the notification live, reads it, and lands on the comment', async () => {
+  step('the author gets the notification live, reads it, and lands on the comment', async () => {
     await textOf(badge(ana.page)).toBe('1');
     // The card's comment icon is filled: there is something new in the thread.
     await visible(ana.page.getByLabel('1 comment, something new'));
@@ -124,7 +126,7 @@ describe('two people in one group', () => {
     expect(await ana.page.locator(`#comment-${childId}`).getAttribute('class')).toMatch(/highlighted/);
   });
 
-  it('a comment written while the author reads the thread appears live and is read at once', async () => {
+  step('a comment written while the author reads the thread appears live and is read at once', async () => {
     await ben.page.getByLabel('Reply').fill('See you next summer');
     await ben.page.getByRole('button', { name: 'Comment' }).click();
     await visible(ana.page.getByRole('region', { name: 'Comments' }).getByText('See you next summer'));
@@ -135,7 +137,7 @@ describe('two people in one group', () => {
     await ana.page.keyboard.press('Escape');
   });
 
-  it('the author edits the message', async () => {
+  step('the author edits the message', async () => {
     await ana.page.goto(messageUrl);
     await ana.page.getByRole('button', { name: 'Message actions' }).first().click();
     await ana.page.getByRole('button', { name: 'Edit' }).click();
@@ -145,7 +147,7 @@ describe('two people in one group', () => {
     await visible(ana.page.getByRole('heading', { name: 'Beach day, again' }));
   });
 
-  it('the other cannot edit or delete it', async () => {
+  step('the other cannot edit or delete it', async () => {
     await ben.page.goto(messageUrl);
     await visible(ben.page.getByRole('heading', { name: 'Beach day, again' }));
     // Ben's only actions menus are on his own two comments.
@@ -153,7 +155,7 @@ describe('two people in one group', () => {
     await countOf(ben.page.locator('article').getByRole('button', { name: 'Message actions' })).toBe(0);
   });
 
-  it('the author deletes it after confirming', async () => {
+  step('the author deletes it after confirming', async () => {
     ana.page.once('dialog', (dialog: Dialog) => void dialog.accept());
     await ana.page.getByRole('button', { name: 'Message actions' }).first().click();
     await ana.page.getByRole('button', { name: 'Delete' }).click();

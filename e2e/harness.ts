@@ -222,6 +222,10 @@ export async function newPage(browser: Browser, viewport: Viewport): Promise<Iso
     hasTouch: mobile,
     locale: 'en-US',
   });
+  // Limits for a busy machine (both cores loaded by other work): a condition that holds is met at
+  // once, a slow start of the server or the browser only makes the wait longer.
+  context.setDefaultTimeout(30_000);
+  context.setDefaultNavigationTimeout(60_000);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));

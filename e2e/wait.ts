@@ -3,7 +3,9 @@
 import type { Locator } from 'playwright-core';
 import { expect } from 'vitest';
 
-const TIMEOUT = 15_000;
+// Generous: CI may run on a machine whose cores are busy with other work, and a condition that
+// holds is seen at once whatever the limit.
+const TIMEOUT = 30_000;
 
 /** Waits until the first element matched is visible. */
 export async function visible(locator: Locator, timeout = TIMEOUT): Promise<void> {
