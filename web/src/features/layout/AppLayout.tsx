@@ -8,6 +8,7 @@ import { setLanguage } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { useLiveEvents } from '../live/useLiveEvents';
 import { Nav } from './Nav';
+import { OfflineIndicator } from './OfflineIndicator';
 import styles from './AppLayout.module.css';
 
 /** Hook for the API key, re-rendering on login and logout. */
@@ -23,7 +24,7 @@ export function AppLayout() {
   const key = useApiKey();
   const location = useLocation();
   const me = useMe(key !== null);
-  useLiveEvents(key !== null && me.data !== undefined);
+  useLiveEvents(me.data !== undefined ? key : null);
 
   const lang = me.data?.data.lang;
   useEffect(() => {
@@ -45,6 +46,7 @@ export function AppLayout() {
       <main className={styles.main}>
         <Outlet />
       </main>
+      <OfflineIndicator />
     </div>
   );
 }

@@ -1,11 +1,14 @@
 // Applies the live event stream to the query caches, so the feed, the open message and the
-// notification badge move without reloading (contract §11.4).
+// notification badge move without reloading (contract §11.4). The stream is shared by the tabs of
+// the browser (sharedStream.ts); each tab applies every event to its own caches.
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
 import type { FileObject, MessagePreview, Notification, Ref } from '../../api/types';
-import { openEventStream, type StreamEvent } from '../../lib/events';
-import { getApiKey } from '../../lib/session';
+import type { StreamEvent } from '../../lib/events';
+import { clearSession, getApiKey } from '../../lib/session';
+import { resetLiveStatus, setLiveConnected } from './liveStatus';
+import { channelNameOf, openSharedEventStream } from './sharedStream';
 
 type CommentEvent = MessagePreview & { parent: Ref; lineage: string[] };
 
@@ -73,15 +76,27 @@ function apply(client: QueryClient, event: StreamEvent): void {
   }
 }
 
-/** Opens the stream while signed in; one per app. */
-export function useLiveEvents(signedIn: boolean): void {
+/** Receives the live events while `apiKey` is signed in (null: not yet, or signed out); one per app. */
+export function useLiveEvents(apiKey: string | null): void {
   const client = useQueryClient();
   useEffect(() => {
-    if (!signedIn) return;
-    return openEventStream({
-      getKey: getApiKey,
+    if (apiKey === null) return;
+    setLiveConnected(false);
+    const stop = openSharedEventStream({
+      name: channelNameOf(apiKey),
+      getKey: () => apiKey,
       onEvent: (event) => apply(client, event),
       onResync: () => apply(client, { id: null, event: 'resync', data: '{}' }),
+      onStatus: setLiveConnected,
+      // As for any API call: a key that stopped working sends the user back to login (unless this
+      // tab has a new key by now, from a reset made here).
+      onUnauthorized: () => {
+        if (getApiKey() === apiKey) clearSession();
+      },
     });
-  }, [client, signedIn]);
+    return () => {
+      stop();
+      resetLiveStatus();
+    };
+  }, [client, apiKey]);
 }
