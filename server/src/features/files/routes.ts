@@ -190,17 +190,15 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       }
       const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
       const etag = imageEtag(file, image, format);
-      void reply.headers({
-        'Cache-Control': 'private, max-age=86400',
-        ETag: etag,
-        Vary: 'Accept',
-      });
+      // Set on the picture and on 304 only: a 404 (no picture can be made) must not be kept a day.
+      const cacheHeaders = { 'Cache-Control': 'private, max-age=86400', ETag: etag, Vary: 'Accept' };
       const match = request.headers['if-none-match'];
       if (match !== undefined && match.split(',').some((tagValue) => tagValue.trim() === etag)) {
-        return reply.code(304).send();
+        return reply.code(304).headers(cacheHeaders).send();
       }
       const made = await ensureImage(ctx, file, image, format);
       void reply
+        .headers(cacheHeaders)
         .code(200)
         .type(format === 'webp' ? 'image/webp' : 'image/jpeg')
         .header('Content-Length', String(made.size));

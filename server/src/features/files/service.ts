@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { uploadAvailable } from '../../media/tools.js';
 import { Throttle } from '../auth/throttles.js';
 import type { UserRow } from '../users/queries.js';
+import { isShowable, MAX_IMAGE_RATIO } from './images.js';
 import { canReadFile } from './policy.js';
 import { presentFile, type FileObject } from './presenter.js';
 import { findFile, type FileRow } from './queries.js';
@@ -101,6 +102,7 @@ interface ProcessedImage {
  * Cleans an uploaded image from `sourceKey` into `targetKey`: EXIF orientation applied, every
  * metadata removed (sharp keeps none unless asked), the longer side ≤ 4096 px (width capped for a
  * ratio > 10), JPEG/PNG/WebP/GIF kept (animation included), HEIC/AVIF/TIFF/BMP turned into JPEG.
+ * Refused (415): an image that cannot be read, or one whose sides are more than 1:50 apart.
  */
 async function processImage(ctx: AppContext, sourceKey: string, id: string): Promise<ProcessedImage> {
   const sharp = await loadSharp();
@@ -117,6 +119,12 @@ async function processImage(ctx: AppContext, sourceKey: string, id: string): Pro
   const frameHeight = meta.pageHeight ?? meta.height;
   if (!width || !frameHeight) throw unsupported('This image cannot be read');
   if (width * frameHeight > MAX_IMAGE_PIXELS) throw tooLarge('The image is larger than 100 megapixels');
+  // The ratio survives the cleaning below; past it no thumbnail could show the picture (images.ts).
+  if (!isShowable(width, frameHeight)) {
+    throw unsupported(
+      `This image is too long and narrow to be shown (one side over ${MAX_IMAGE_RATIO} times the other)`,
+    );
+  }
 
   const pages = meta.pages ?? 1;
   const animated = (meta.format === 'gif' || meta.format === 'webp') && pages > 1;
