@@ -1,4 +1,4 @@
-import multipart from '@fastify/multipart';
+import multipart, { type Multipart } from '@fastify/multipart';
 import { FileObject } from '@kith/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -15,7 +15,14 @@ import type { UserRow } from '../users/queries.js';
 import { canReadFile } from './policy.js';
 import { presentFile } from './presenter.js';
 import { findFile, type FileRow } from './queries.js';
-import { missingFile, takeUploadAllowance, uploadFile } from './service.js';
+import {
+  discardUpload,
+  missingFile,
+  receiveUpload,
+  recordUpload,
+  takeUploadAllowance,
+  type ReceivedUpload,
+} from './service.js';
 import { checkImageSignature, checkSignature } from './signing.js';
 
 const tag = 'files';
@@ -91,6 +98,67 @@ async function signedImageFile(
   return file;
 }
 
+/** An error of the multipart parser (busboy), as opposed to one of the upload's own checks. */
+class MalformedBody extends Error {
+  override readonly name = 'MalformedBody';
+  constructor(cause: unknown) {
+    super((cause as Error | null)?.message ?? 'malformed multipart body', { cause });
+  }
+}
+
+/** The parts of a multipart body; whatever the parser throws comes out as a MalformedBody. */
+async function* formParts(request: FastifyRequest): AsyncGenerator<Multipart> {
+  const parts = request.parts();
+  try {
+    for (;;) {
+      let step: IteratorResult<Multipart>;
+      try {
+        step = await parts.next();
+      } catch (error) {
+        throw new MalformedBody(error);
+      }
+      if (step.done === true) return;
+      yield step.value;
+    }
+  } finally {
+    // Leaving early (a refused upload) ends the parser's iteration as `for await` would.
+    await parts.return?.(undefined);
+  }
+}
+
+/**
+ * The answer for an upload that failed (contract §7.1). A broken multipart body is 400
+ * `missing_file` with what is wrong with it; busboy says so only in its messages (no codes):
+ * "Multipart: Boundary not found" (no boundary parameter), "The needle cannot have a length
+ * bigger than 256." (an absurd boundary), "Unexpected end of multipart data" (no closing boundary:
+ * the body was cut, the boundary is wrong, or the body is not multipart), "Part terminated early
+ * due to unexpected end of multipart data" (cut inside a part, seen by the part's stream).
+ */
+function uploadError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  const cause = error instanceof MalformedBody ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  const text = (cause as { message?: unknown } | null)?.message;
+  const message = typeof text === 'string' ? text : '';
+  if (code === 'FST_REQ_FILE_TOO_LARGE') {
+    return new ApiError(413, 'file_too_large', 'The file is larger than this instance allows', 'file');
+  }
+  const malformed = (why: string) => new ApiError(400, 'missing_file', why, 'file');
+  if (code === 'FST_MP_PREMATURE_CLOSE' || /terminated early|Unexpected end of multipart/.test(message)) {
+    return malformed('The multipart body ends before its closing boundary (cut short, or another boundary)');
+  }
+  if (/Boundary not found|The needle cannot/.test(message)) {
+    return malformed('The Content-Type has no usable multipart boundary');
+  }
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return malformed('The multipart body has more parts than an upload may have');
+  }
+  if (error instanceof MalformedBody || (typeof code === 'string' && code.startsWith('FST_'))) {
+    return malformed('The multipart body cannot be read');
+  }
+  return error;
+}
+
 /** Uploads, file metadata and images under /api (contract §7.1, §7.2, §7.4). */
 export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   // Multipart bodies are parsed for the upload route only: every other route keeps the app's
@@ -101,6 +169,11 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     await scope.register(multipart, {
       limits: { fileSize: largest + 1, fields: 20, fieldSize: 64 * 1024, parts: 50, headerPairs: 200 },
       throwFileSizeLimit: true,
+      // busboy 3.2 stalls for good on a part it skips (no Content-Disposition, a header line
+      // without a colon, past the parts limit) when one write brings more of it than the part's
+      // high-water mark together with the next boundary: the request never ends. A socket
+      // delivers at most 64 KiB a read, so a mark of 1 MiB is never reached (docs/decisions.md).
+      fileHwm: 1024 * 1024,
     });
     scope.post(
       '/files',
@@ -117,28 +190,24 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
         const user = requireUser(request);
         takeUploadAllowance(ctx, user);
         if (!request.isMultipart()) throw missingFile();
-        let answer: FileObject | undefined;
+        let received: ReceivedUpload | undefined;
         try {
-          for await (const part of request.parts()) {
+          for await (const part of formParts(request)) {
             if (part.type !== 'file') continue;
-            if (answer === undefined && part.fieldname === 'file') {
-              answer = await uploadFile(ctx, user, part.file, part.filename);
+            if (received === undefined && part.fieldname === 'file') {
+              received = await receiveUpload(ctx, user, part.file, part.filename);
             } else {
               // Only the first part named `file` is used; the others are read and dropped.
               part.file.resume();
             }
           }
         } catch (error) {
-          if (error instanceof ApiError) throw error;
-          const code = (error as { code?: unknown } | null)?.code;
-          if (code === 'FST_REQ_FILE_TOO_LARGE') {
-            throw new ApiError(413, 'file_too_large', 'The file is larger than this instance allows', 'file');
-          }
-          if (typeof code === 'string' && code.startsWith('FST_')) throw missingFile();
-          throw error;
+          // The body broke after the file was read: the file goes too, nothing of the request stays.
+          if (received !== undefined) await discardUpload(ctx, received);
+          throw uploadError(error);
         }
-        if (answer === undefined) throw missingFile();
-        return reply.code(201).send(answer);
+        if (received === undefined) throw missingFile();
+        return reply.code(201).send(await recordUpload(ctx, received));
       },
     );
   });

@@ -173,18 +173,26 @@ async function processImage(ctx: AppContext, sourceKey: string, id: string): Pro
   return { ext, mime, size, width: info?.width ?? null, height: info?.pageHeight ?? info?.height ?? null };
 }
 
+/** An upload whose bytes are stored and whose row is ready, not yet recorded (recordUpload). */
+export interface ReceivedUpload {
+  row: FileRow;
+  job: 'process-video' | 'process-audio' | null;
+}
+
 /**
- * POST /api/files (contract §7.1): streams one upload into the store while counting it, detects
- * its format from the first bytes, refuses what is not accepted, and records the file. Images are
- * cleaned during the request and answered `ready`; PDFs are stored as they are (`ready`); video
- * and audio are stored and answered `raw` with progress 0.
+ * The first half of POST /api/files (contract §7.1): streams one upload into the store while
+ * counting it, detects its format from the first bytes, refuses what is not accepted, and stores
+ * the bytes under the file's key. Images are cleaned here and will be answered `ready`; PDFs are
+ * kept as they are (`ready`); video and audio are kept and will be answered `raw` with progress 0.
+ * Nothing is in the database yet: the rest of the request body may still turn out broken.
+ * On failure nothing is left in the store.
  */
-export async function uploadFile(
+export async function receiveUpload(
   ctx: AppContext,
   user: UserRow,
   source: Readable,
   fileName: string | undefined,
-): Promise<FileObject> {
+): Promise<ReceivedUpload> {
   const id = newId();
   const tmpKey = `tmp/${id}`;
   let detected: Detected | undefined;
@@ -198,47 +206,65 @@ export async function uploadFile(
     return ctx.config.uploadMaxBytes[kind];
   });
   const counted = pipeline(source, meter, () => undefined);
+  let storedKey: string | null = null;
 
   try {
+    // A stream that fails midway (a body cut short) rejects here; the store removes what it wrote.
     await ctx.files.write(tmpKey, counted);
     if (detected === undefined) throw missingFile();
     const { kind } = detected;
     const now = ctx.clock.now();
-    let row: FileRow;
     if (kind === 'image') {
       const image = await processImage(ctx, tmpKey, id);
-      row = fileRow(id, user, now, { ...detected, ext: image.ext, mime: image.mime }, image.size, fileName, {
+      storedKey = `${id}.${image.ext}`;
+      await ctx.files.delete(tmpKey);
+      const row = fileRow(id, user, now, { ...detected, ext: image.ext, mime: image.mime }, image.size, fileName, {
         status: 'ready',
         width: image.width,
         height: image.height,
       });
-      await ctx.files.delete(tmpKey);
-    } else {
-      await ctx.files.move(tmpKey, `${id}.${detected.ext}`);
-      // Video and audio are answered `raw` with progress 0; their job (src/media/handlers.ts)
-      // converts them and moves them to `ready`. A PDF's preview is made on first request.
-      const status = kind === 'pdf' ? 'ready' : 'raw';
-      row = fileRow(id, user, now, detected, meter.bytes, fileName, { status, width: null, height: null });
+      return { row, job: null };
     }
-    const job = kind === 'video' ? 'process-video' : kind === 'audio' ? 'process-audio' : null;
-    try {
-      // The job exists exactly when the file does: both in one transaction.
-      await ctx.db.transaction(async (tx) => {
-        await tx.insertInto('files').values(row).execute();
-        if (job !== null) await ctx.jobs.enqueue(tx, job, { fileId: id });
-      });
-    } catch (error) {
-      await ctx.files.delete(row.storage_key);
-      throw error;
-    }
-    if (job !== null) ctx.jobs.wake();
-    return presentFile(ctx, row);
+    storedKey = `${id}.${detected.ext}`;
+    await ctx.files.move(tmpKey, storedKey);
+    // Video and audio are answered `raw` with progress 0; their job (src/media/handlers.ts)
+    // converts them and moves them to `ready`. A PDF's preview is made on first request.
+    const status = kind === 'pdf' ? 'ready' : 'raw';
+    const row = fileRow(id, user, now, detected, meter.bytes, fileName, { status, width: null, height: null });
+    return { row, job: kind === 'video' ? 'process-video' : kind === 'audio' ? 'process-audio' : null };
   } catch (error) {
     await ctx.files.delete(tmpKey);
+    if (storedKey !== null) await ctx.files.delete(storedKey);
     await ctx.files.delete(`derived/${id}`);
     if ((error as { code?: unknown } | null)?.code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
     throw error;
   }
+}
+
+/**
+ * The second half of POST /api/files, once the whole body was read: records the file and, for
+ * video and audio, its conversion job, in one transaction; answers the File object.
+ */
+export async function recordUpload(ctx: AppContext, upload: ReceivedUpload): Promise<FileObject> {
+  const { row, job } = upload;
+  try {
+    // The job exists exactly when the file does: both in one transaction.
+    await ctx.db.transaction(async (tx) => {
+      await tx.insertInto('files').values(row).execute();
+      if (job !== null) await ctx.jobs.enqueue(tx, job, { fileId: row.id });
+    });
+  } catch (error) {
+    await discardUpload(ctx, upload);
+    throw error;
+  }
+  if (job !== null) ctx.jobs.wake();
+  return presentFile(ctx, row);
+}
+
+/** Removes the stored bytes of an upload that will not be recorded. */
+export async function discardUpload(ctx: AppContext, upload: ReceivedUpload): Promise<void> {
+  await ctx.files.delete(upload.row.storage_key);
+  await ctx.files.delete(`derived/${upload.row.id}`);
 }
 
 function fileRow(
