@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { IMAGE_SIZES } from '@kith/common';
 import { describe, expect, it } from 'vitest';
@@ -248,8 +250,9 @@ describe('GET /files/<signed name>', () => {
       'cache-control': `private, max-age=${exp - Math.floor(t.clock.now() / 1000)}`,
       'content-length': String(MINIMAL_PDF.length),
     });
+    // A PDF is downloaded, never shown by the browser's viewer (its scripts would run on our origin).
     expect(full.headers['content-disposition']).toBe(
-      `inline; filename="_t_ _ la plage (1).pdf"; filename*=UTF-8''%C3%89t%C3%A9%20%C3%A0%20la%20plage%20%281%29.pdf`,
+      `attachment; filename="_t_ _ la plage (1).pdf"; filename*=UTF-8''%C3%89t%C3%A9%20%C3%A0%20la%20plage%20%281%29.pdf`,
     );
     // The URL lives 12 to 24 hours.
     const lifetime = exp * 1000 - t.clock.now();
@@ -271,6 +274,77 @@ describe('GET /files/<signed name>', () => {
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(String(MINIMAL_PDF.length));
     expect(head.body).toBe('');
+  });
+
+  it('sends a PDF with OpenAction JavaScript as an attachment, sandboxed; pictures, video and audio inline', async () => {
+    const { t, api } = h;
+    const ana = await buildUser(t.ctx);
+    const scripted = MINIMAL_PDF.replace(
+      '/Type /Catalog /Pages 2 0 R',
+      '/Type /Catalog /Pages 2 0 R /OpenAction << /S /JavaScript /JS (app.alert\\(document.domain\\)) >>',
+    );
+    expect(scripted).toContain('/OpenAction');
+    const pdf = await upload(t, ana.key, scripted, 'invoice.pdf', 'application/pdf');
+    expect(pdf.status, pdf.text).toBe(201);
+    const sandbox = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+    for (const method of ['GET', 'HEAD'] as const) {
+      const served = await raw(t, bytesUrl(pdf.body.contentUrl), {}, method);
+      expect(served.statusCode).toBe(200);
+      expect(served.headers).toMatchObject({
+        'content-type': 'application/pdf',
+        'content-disposition': 'attachment; filename="invoice.pdf"',
+        'content-security-policy': sandbox,
+        'x-content-type-options': 'nosniff',
+      });
+    }
+    // A range (as a viewer would ask) is an attachment too.
+    const part = await raw(t, bytesUrl(pdf.body.contentUrl), { range: 'bytes=0-7' });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-disposition']).toBe('attachment; filename="invoice.pdf"');
+
+    // Pictures, video and audio stay inline, with the same sandbox.
+    const photo = await uploadImage(t, ana);
+    const inline = [{ id: photo.id as string, name: 'photo.jpg', type: 'image/jpeg' }];
+    for (const [type, ext] of [
+      ['video/mp4', 'mp4'],
+      ['audio/mp4', 'm4a'],
+      ['audio/mpeg', 'mp3'],
+    ] as const) {
+      const id = randomUUID();
+      await t.ctx.files.write(`${id}.${ext}`, Readable.from([Buffer.from('not really media')]));
+      await t.ctx.db.kysely
+        .insertInto('files')
+        .values({
+          id,
+          uploader_id: ana.user.id,
+          type,
+          kind: type.startsWith('video/') ? 'video' : 'audio',
+          status: 'ready',
+          size: 16,
+          name: `clip.${ext}`,
+          storage_key: `${id}.${ext}`,
+          ext,
+          width: null,
+          height: null,
+          progress: null,
+          error: null,
+          created_at: t.clock.now(),
+          updated_at: t.clock.now(),
+        })
+        .execute();
+      inline.push({ id, name: `clip.${ext}`, type });
+    }
+    for (const file of inline) {
+      const fresh = await api.get(`/files/${file.id}`, { key: ana.key });
+      const served = await raw(t, bytesUrl(fresh.body.contentUrl));
+      expect(served.statusCode, file.type).toBe(200);
+      expect(served.headers).toMatchObject({
+        'content-type': file.type,
+        'content-disposition': `inline; filename="${file.name}"`,
+        'content-security-policy': sandbox,
+        'x-content-type-options': 'nosniff',
+      });
+    }
   });
 
   it('answers 404 for a bad or missing signature and for an unknown file, 403 url_expired once expired', async () => {

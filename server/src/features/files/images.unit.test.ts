@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isShowable, MAX_OUTPUT_SIDE, outputBox, parseImageRequest } from './images.js';
+import { contentDisposition, dispositionOf } from './routes.js';
 
 describe('isShowable (sides at most 1:50 apart)', () => {
   it('takes 1:50 either way and refuses past it', () => {
@@ -37,5 +38,24 @@ describe('outputBox (what JPEG and WebP can hold)', () => {
 
   it('JPEG stops at 65,500 px and WebP at 16,383 px', () => {
     expect(MAX_OUTPUT_SIDE).toEqual({ jpeg: 65_500, webp: 16_383 });
+  });
+});
+
+describe('Content-Disposition of served files', () => {
+  it('shows pictures, video and audio, and downloads the rest', () => {
+    for (const type of ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'audio/mp4', 'audio/mpeg']) {
+      expect(dispositionOf(type), type).toBe('inline');
+    }
+    for (const type of ['application/pdf', 'image/svg+xml', 'text/html', 'application/octet-stream']) {
+      expect(dispositionOf(type), type).toBe('attachment');
+    }
+  });
+
+  it('keeps the name, with filename* for names that are not plain ASCII', () => {
+    expect(contentDisposition('notes.pdf', 'attachment')).toBe('attachment; filename="notes.pdf"');
+    expect(contentDisposition('Été "1".pdf', 'attachment')).toBe(
+      `attachment; filename="_t_ _1_.pdf"; filename*=UTF-8''%C3%89t%C3%A9%20%221%22.pdf`,
+    );
+    expect(contentDisposition('a.jpg')).toBe('inline; filename="a.jpg"');
   });
 });

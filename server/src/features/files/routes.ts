@@ -33,12 +33,23 @@ const FILE_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
 } as const;
 
-/** `inline; filename="…"`, with the RFC 5987 `filename*` for names that are not plain ASCII. */
-export function contentDisposition(name: string): string {
+/**
+ * Whether a stored type is shown in the page (`inline`) or only downloaded (`attachment`). Images,
+ * video and audio are shown; anything else, PDF first, is downloaded: a browser's built-in PDF
+ * viewer runs the document's JavaScript (`/OpenAction`) on our origin, whatever the CSP sandbox
+ * says (docs/decisions.md). The PDF is seen through its first-page picture instead.
+ */
+export function dispositionOf(type: string): 'inline' | 'attachment' {
+  // SVG is never stored (uploads are sniffed), but it is a document with scripts, not a picture.
+  return /^(image\/(?!svg)|video\/|audio\/)/.test(type) ? 'inline' : 'attachment';
+}
+
+/** `inline` or `attachment` with `filename="…"`, and RFC 5987 `filename*` for names that are not plain ASCII. */
+export function contentDisposition(name: string, disposition: 'inline' | 'attachment' = 'inline'): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  if (ascii === name) return `inline; filename="${ascii}"`;
+  if (ascii === name) return `${disposition}; filename="${ascii}"`;
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `inline; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /**
@@ -311,7 +322,7 @@ async function serveFileBytes(
   void reply.headers({
     ...FILE_HEADERS,
     'Content-Type': file.type,
-    'Content-Disposition': contentDisposition(file.name),
+    'Content-Disposition': contentDisposition(file.name, dispositionOf(file.type)),
     'Cache-Control': `private, max-age=${maxAge}`,
     'Accept-Ranges': 'bytes',
   });

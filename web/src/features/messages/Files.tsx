@@ -46,7 +46,7 @@ function MediaFile({ file: initial }: { file: FileObject }) {
 
 /**
  * A message's files: pictures (a grid when there are more than 3) that open in the lightbox,
- * players for video and audio, and the first page of a PDF linking to the document.
+ * players for video and audio, and the first page of a PDF that downloads the document.
  */
 export function Files({ files }: { files: FileObject[] }) {
   const { t } = useTranslation();
@@ -78,15 +78,18 @@ export function Files({ files }: { files: FileObject[] }) {
       )}
       {others.map((file) =>
         kind(file.type) === 'pdf' ? (
+          // Downloaded, never opened: the server sends PDFs as attachments, since a browser's PDF
+          // viewer would run the document's scripts on our origin. The first page is the preview.
           <a
             key={file.id}
             className={styles.pdf}
             href={fileUrl(file.contentUrl)}
-            target="_blank"
-            rel="noopener noreferrer"
+            download={file.name ?? ''}
+            aria-label={t('files.download_named', { name: file.name ?? t('files.pdf') })}
           >
             <img src={imageUrl('thumbnail', '420/994', file.id)} alt="" loading="lazy" />
             <span>{file.name ?? t('files.pdf')}</span>
+            <span className={styles.pdfAction}>{t('files.download')}</span>
           </a>
         ) : kind(file.type) === 'other' ? (
           <a key={file.id} href={fileUrl(file.contentUrl)} download>
