@@ -6,7 +6,7 @@ import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
 import type { FileObject, MessagePreview, Notification, Ref } from '../../api/types';
 import type { StreamEvent } from '../../lib/events';
-import { clearSession, getApiKey } from '../../lib/session';
+import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
 
@@ -76,27 +76,90 @@ function apply(client: QueryClient, event: StreamEvent): void {
   }
 }
 
-/** Receives the live events while `apiKey` is signed in (null: not yet, or signed out); one per app. */
+/**
+ * Keeping the connection a little after the last user unmounts: the app remounts the signed-in
+ * shell on every navigation (the error boundary is keyed by path), and a lazily loaded screen may
+ * hold the new shell back while its code loads. Without this, each click reopened the stream.
+ */
+export const RELEASE_AFTER_MS = 5000;
+
+/** The tab's live connection, shared by whatever is mounted that uses it. */
+interface Connection {
+  apiKey: string;
+  client: QueryClient;
+  users: number;
+  release: ReturnType<typeof setTimeout> | null;
+  stop(): void;
+}
+
+let connection: Connection | null = null;
+
+function closeConnection(): void {
+  const closing = connection;
+  if (closing === null) return;
+  connection = null;
+  if (closing.release !== null) clearTimeout(closing.release);
+  closing.stop();
+  resetLiveStatus();
+}
+
+function connect(apiKey: string, client: QueryClient): Connection {
+  setLiveConnected(false);
+  const stop = openSharedEventStream({
+    name: channelNameOf(apiKey),
+    getKey: () => apiKey,
+    onEvent: (event) => apply(client, event),
+    onResync: () => apply(client, { id: null, event: 'resync', data: '{}' }),
+    onStatus: setLiveConnected,
+    // As for any API call: a key that stopped working sends the user back to login (unless this
+    // tab has a new key by now, from a reset made here).
+    onUnauthorized: () => {
+      if (getApiKey() === apiKey) clearSession();
+    },
+  });
+  // Signing out (or a new key) ends it at once, even while it is only being kept for a remount.
+  const unsubscribe = subscribeSession(() => {
+    if (getApiKey() !== apiKey) closeConnection();
+  });
+  return {
+    apiKey,
+    client,
+    users: 0,
+    release: null,
+    stop: () => {
+      unsubscribe();
+      stop();
+    },
+  };
+}
+
+/** Holds the tab's connection for `apiKey`, opening it if needed; returns the function that lets go. */
+function holdConnection(apiKey: string, client: QueryClient): () => void {
+  if (connection !== null && (connection.apiKey !== apiKey || connection.client !== client)) closeConnection();
+  connection ??= connect(apiKey, client);
+  const used = connection;
+  if (used.release !== null) clearTimeout(used.release);
+  used.release = null;
+  used.users += 1;
+  return () => {
+    used.users -= 1;
+    if (used.users > 0 || connection !== used) return;
+    // Signed out, or another key: nothing to keep.
+    if (getApiKey() !== used.apiKey) {
+      closeConnection();
+      return;
+    }
+    used.release = setTimeout(() => {
+      if (connection === used && used.users === 0) closeConnection();
+    }, RELEASE_AFTER_MS);
+  };
+}
+
+/** Receives the live events while `apiKey` is signed in (null: not yet, or signed out). */
 export function useLiveEvents(apiKey: string | null): void {
   const client = useQueryClient();
   useEffect(() => {
     if (apiKey === null) return;
-    setLiveConnected(false);
-    const stop = openSharedEventStream({
-      name: channelNameOf(apiKey),
-      getKey: () => apiKey,
-      onEvent: (event) => apply(client, event),
-      onResync: () => apply(client, { id: null, event: 'resync', data: '{}' }),
-      onStatus: setLiveConnected,
-      // As for any API call: a key that stopped working sends the user back to login (unless this
-      // tab has a new key by now, from a reset made here).
-      onUnauthorized: () => {
-        if (getApiKey() === apiKey) clearSession();
-      },
-    });
-    return () => {
-      stop();
-      resetLiveStatus();
-    };
+    return holdConnection(apiKey, client);
   }, [client, apiKey]);
 }

@@ -1,0 +1,81 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, cleanup, render } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeEventServer } from '../../lib/events.fixtures';
+import { clearSession, setApiKey } from '../../lib/session';
+import { RELEASE_AFTER_MS, useLiveEvents } from './useLiveEvents';
+
+function Shell({ apiKey }: { apiKey: string | null }) {
+  useLiveEvents(apiKey);
+  return null;
+}
+
+let server: FakeEventServer;
+const client = new QueryClient();
+
+/** Waits (in real time) for the stream's work to settle: a few event-loop turns. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('the condition did not hold within 10 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The signed-in shell, mounted again as a new instance on every navigation (`path`). */
+function shell(path: string, apiKey: string | null = 'key-1') {
+  return (
+    <QueryClientProvider client={client}>
+      <Shell key={path} apiKey={apiKey} />
+    </QueryClientProvider>
+  );
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  server = new FakeEventServer();
+  vi.stubGlobal('fetch', server.fetch);
+  setApiKey('key-1');
+});
+
+afterEach(() => {
+  cleanup();
+  clearSession();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('useLiveEvents', { timeout: 60_000 }, () => {
+  it('keeps one stream while the shell is mounted again on each navigation', async () => {
+    const view = render(shell('/groups/a'));
+    await until(() => server.calls.length === 1);
+    for (const path of ['/messages/m', '/groups/a', '/groups/b/write', '/']) view.rerender(shell(path));
+    // A screen whose code loads first leaves no shell mounted for a moment.
+    view.rerender(<QueryClientProvider client={client}>{null}</QueryClientProvider>);
+    await act(() => vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS - 100));
+    view.rerender(shell('/groups/b'));
+    await act(() => vi.advanceTimersByTimeAsync(10 * RELEASE_AFTER_MS));
+    expect(server.calls).toHaveLength(1);
+    expect(server.last.aborted).toBe(false);
+  });
+
+  it('lets the stream go a few seconds after the shell is gone for good', async () => {
+    const view = render(shell('/groups/a'));
+    await until(() => server.calls.length === 1);
+    view.unmount();
+    await act(() => vi.advanceTimersByTimeAsync(RELEASE_AFTER_MS - 1));
+    expect(server.last.aborted).toBe(false);
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(server.last.aborted).toBe(true);
+  });
+
+  it('closes the stream at once on sign-out, even while it is kept for a remount', async () => {
+    const view = render(shell('/groups/a'));
+    await until(() => server.calls.length === 1);
+    view.unmount();
+    act(() => clearSession());
+    expect(server.last.aborted).toBe(true);
+    await act(() => vi.advanceTimersByTimeAsync(10 * RELEASE_AFTER_MS));
+    expect(server.calls).toHaveLength(1);
+  });
+});
