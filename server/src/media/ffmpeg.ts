@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { parentDeathGuard } from './tools.js';
 
 /** A media tool failed; `reason` is the short, readable text shown on the file (`error`). */
 export class MediaError extends Error {
@@ -31,15 +32,50 @@ interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Runs a tool; resolves with its standard output, rejects with the end of its error output. */
+/** A tool ended without success: with an exit code, or killed by a signal. */
+export class ToolExitError extends Error {
+  override readonly name = 'ToolExitError';
+  constructor(
+    command: string,
+    readonly code: number | null,
+    readonly signal: NodeJS.Signals | null,
+    lastLines: string,
+  ) {
+    super(`${command} exited with ${code ?? signal}: ${lastLines}`);
+  }
+}
+
+/**
+ * Runs a tool; resolves with its standard output, rejects with the end of its error output.
+ *
+ * The tool dies with the server, even one killed by `kill -9` (parentDeathGuard), and runs in its
+ * own process group: a Ctrl-C in the server's terminal reaches only the server, which then stops
+ * its jobs, and a stop or a timeout kills the whole group.
+ */
 export function run(command: string, args: string[], options: RunOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
+    const [program = command, ...programArgs] = [...parentDeathGuard(), command, ...args];
+    const child = spawn(program, programArgs, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-      killSignal: 'SIGKILL',
+      detached: true,
     });
+    const kill = () => {
+      // Once it has exited its pid (the group's id) may belong to another process: never signal it then.
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const { signal } = options;
+    signal?.addEventListener('abort', kill);
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(kill, options.timeoutMs);
+    child.once('exit', () => {
+      signal?.removeEventListener('abort', kill);
+      clearTimeout(timer);
+    });
+    if (signal?.aborted === true) kill();
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -50,13 +86,14 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
       // Only the end matters (the error); keep it bounded.
       stderr = (stderr + chunk).slice(-4000);
     });
-    child.on('error', (error) => reject(error));
-    child.on('close', (code, signal) => {
+    child.on('error', (error) => {
+      signal?.removeEventListener('abort', kill);
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, killedBy) => {
       if (code === 0) resolve(stdout);
-      else {
-        const last = stderr.trim().split('\n').slice(-3).join(' | ');
-        reject(new Error(`${command} exited with ${code ?? signal}: ${last}`));
-      }
+      else reject(new ToolExitError(command, code, killedBy, stderr.trim().split('\n').slice(-3).join(' | ')));
     });
   });
 }
@@ -138,8 +175,12 @@ async function ffmpeg(args: string[], options: ConvertOptions, reason: string): 
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    // Deterministic for a given input and ffmpeg: retrying would fail the same way.
-    throw new MediaError(reason, (error as Error).message, true);
+    // Killed from outside (the kernel's out-of-memory killer, a service manager's SIGTERM to every
+    // process of the unit, after which ffmpeg exits with 255, or a restarted server stopping a
+    // conversion it found left running): not the input's fault, so worth another attempt. Any other
+    // failure is deterministic for a given input and ffmpeg: retrying would fail the same way.
+    const interrupted = error instanceof ToolExitError && (error.signal !== null || error.code === 255);
+    throw new MediaError(reason, (error as Error).message, !interrupted);
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type ProbeResult,
 } from './ffmpeg.js';
 import { makeStill } from './pictures.js';
-import { fetchToFile, storeFile, withWorkspace } from './workspace.js';
+import { fetchToFile, storeFile, withFileWorkspace } from './workspace.js';
 
 /** Progress is written and published at most this often per file (ms). */
 const PROGRESS_EVERY_MS = 2000;
@@ -60,10 +60,17 @@ function progressReporter(ctx: MediaContext, file: FileRow): (percent: number) =
   };
 }
 
+/** The file while it still waits for its conversion (`raw`); undefined once gone or ready. */
+async function rawFile(ctx: MediaContext, fileId: string): Promise<FileRow | undefined> {
+  const file = await findFile(ctx.db.kysely, fileId);
+  return file?.status === 'raw' ? file : undefined;
+}
+
 /**
  * Converts one raw file: fetch the original, probe it, let `convert` write the stored form, store
  * it, then switch the row to it (`ready`, new type/size/ext; same id) and delete the original.
- * Nothing happens when the file is gone or already ready (a job run twice).
+ * Nothing happens when the file is gone or already ready (a job run twice). The work folder is the
+ * file's own, so a conversion left running by a server that died is stopped first (workspace.ts).
  */
 async function processFile(
   ctx: MediaContext,
@@ -71,9 +78,11 @@ async function processFile(
   job: RunningJob,
   convert: (input: string, dir: string, info: ProbeResult, file: FileRow) => Promise<Converted>,
 ): Promise<void> {
-  const file = await findFile(ctx.db.kysely, fileId);
-  if (file === undefined || file.status !== 'raw') return;
-  await withWorkspace(ctx, async (dir) => {
+  if ((await rawFile(ctx, fileId)) === undefined) return;
+  await withFileWorkspace(ctx, fileId, async (dir) => {
+    // Read again: a run of the same file that had the folder before this one may have finished it.
+    const file = await rawFile(ctx, fileId);
+    if (file === undefined) return;
     const input = path.join(dir, `original.${file.ext}`);
     await fetchToFile(ctx, file.storage_key, input);
     const info = await probe(input, job.signal);

@@ -350,7 +350,8 @@ describe('media processing through the API', () => {
 describe('a restart in the middle of a conversion', () => {
   const h = useTestApp();
 
-  it('stops ffmpeg, queues the job again, and a new runner ends the file ready', async () => {
+  // Two real 720p conversions (one stopped): the timeout leaves room for a machine loaded by other tests.
+  it('stops ffmpeg, queues the job again, and a new runner ends the file ready', { timeout: 60_000 }, async () => {
     const { t } = h;
     const ana = await buildUser(t.ctx);
     const res = await upload(t, ana, 'long.mkv');

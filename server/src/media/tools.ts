@@ -26,6 +26,23 @@ export function mediaTools(): MediaTools {
   return detected;
 }
 
+let guard: string[] | undefined;
+
+/**
+ * The command prefix that ties a tool's life to the server's: util-linux's `setpriv --pdeathsig KILL`
+ * (Debian: always installed) asks the kernel to SIGKILL the tool when the server dies, even by
+ * `kill -9`, so no orphaned ffmpeg converts on. Empty where setpriv cannot do it (not Linux); the
+ * work folder's leftover check (workspace.ts) still keeps a restarted server from converting twice.
+ * Checked once per process.
+ */
+export function parentDeathGuard(): string[] {
+  guard ??=
+    process.platform === 'linux' && works('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])
+      ? ['setpriv', '--pdeathsig', 'KILL', '--']
+      : [];
+  return guard;
+}
+
 /**
  * Whether uploads of `kind` are offered (`/api/info`) and accepted: the operator's switch, and for
  * video and audio ffmpeg + ffprobe, for PDF pdftoppm. Without its tool a kind could not be
