@@ -31,9 +31,10 @@ let guard: string[] | undefined;
 /**
  * The command prefix that ties a tool's life to the server's: util-linux's `setpriv --pdeathsig KILL`
  * (Debian: always installed) asks the kernel to SIGKILL the tool when the server dies, even by
- * `kill -9`, so no orphaned ffmpeg converts on. Empty where setpriv cannot do it (not Linux); the
- * work folder's leftover check (workspace.ts) still keeps a restarted server from converting twice.
- * Checked once per process.
+ * `kill -9`, so no orphaned ffmpeg converts on. The kernel watches the thread that spawned the tool,
+ * not the process: tools are started from the main thread (one started from a worker thread would
+ * die with that worker). Empty where setpriv cannot do it (not Linux); the work folder's leftover
+ * check (workspace.ts) still keeps a restarted server from converting twice. Checked once per process.
  */
 export function parentDeathGuard(): string[] {
   guard ??=
