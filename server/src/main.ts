@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { scheduleDigests } from './features/digests/service.js';
-import { mediaTools } from './media/tools.js';
+import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { createContext, createLogger } from './setup.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
@@ -30,6 +30,9 @@ async function main(): Promise<void> {
     .filter(([, found]) => !found)
     .map(([name]) => name);
   if (missing.length > 0) log.warn({ missing }, 'media tools not found: the uploads that need them are turned off');
+  if (parentDeathGuard().length === 0) {
+    log.warn('setpriv (util-linux) cannot tie media tools to this process: if it is killed, a conversion may run on');
+  }
   ctx.jobs.start();
 
   let stopping = false;

@@ -13,6 +13,7 @@ import { registerDigestHandler } from './features/digests/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { DbJobQueue } from './jobs/db-job-queue.js';
 import { registerMediaHandlers } from './media/handlers.js';
+import { detectMediaTools } from './media/tools.js';
 import { createSearchIndex } from './search/create.js';
 import { LocalFileStore } from './storage/local-file-store.js';
 
@@ -37,7 +38,7 @@ export async function createContext(
 ): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config);
   const db = overrides.db ?? openDatabase(config.database);
-  await migrateToLatest(db);
+  await Promise.all([migrateToLatest(db), detectMediaTools()]);
   const clock = overrides.clock ?? systemClock;
   const ctx: AppContext = {
     config,

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { UploadKind } from '@kith/common';
 import type { Config } from '../config.js';
 
@@ -9,39 +9,56 @@ export interface MediaTools {
   pdftoppm: boolean;
 }
 
-function works(command: string, args: string[]): boolean {
-  const result = spawnSync(command, args, { stdio: 'ignore', timeout: 10_000 });
-  return result.error === undefined && result.status === 0;
+/** Whether `command args` runs and exits 0, without holding the event loop while it does. */
+function works(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore', timeout: 10_000, killSignal: 'SIGKILL' });
+    child.once('error', () => resolve(false));
+    child.once('close', (code) => resolve(code === 0));
+  });
 }
 
-let detected: MediaTools | undefined;
+let detected: (MediaTools & { guard: string[] }) | undefined;
+let detecting: Promise<void> | undefined;
 
-/** Which tools are installed, checked once per process (the first call runs each with its version flag). */
-export function mediaTools(): MediaTools {
-  detected ??= {
-    ffmpeg: works('ffmpeg', ['-hide_banner', '-version']),
-    ffprobe: works('ffprobe', ['-hide_banner', '-version']),
-    pdftoppm: works('pdftoppm', ['-v']),
-  };
+/**
+ * Checks once per process which tools are installed (each run with its version flag, all at once)
+ * and whether setpriv can tie them to the server's life. `createContext` awaits it, so no request
+ * ever waits for a tool to start: a synchronous check took up to 2.5 s of the event loop on a busy
+ * machine, during the first `/api/info`.
+ */
+export function detectMediaTools(): Promise<void> {
+  detecting ??= (async () => {
+    const [ffmpeg, ffprobe, pdftoppm, setpriv] = await Promise.all([
+      works('ffmpeg', ['-hide_banner', '-version']),
+      works('ffprobe', ['-hide_banner', '-version']),
+      works('pdftoppm', ['-v']),
+      process.platform === 'linux' ? works('setpriv', ['--pdeathsig', 'KILL', '--', 'true']) : Promise.resolve(false),
+    ]);
+    detected = { ffmpeg, ffprobe, pdftoppm, guard: setpriv ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [] };
+  })();
+  return detecting;
+}
+
+function detectedTools(): MediaTools & { guard: string[] } {
+  if (detected === undefined) throw new Error('detectMediaTools() has not finished: createContext awaits it');
   return detected;
 }
 
-let guard: string[] | undefined;
+/** Which tools are installed, as found by `detectMediaTools`. */
+export function mediaTools(): MediaTools {
+  const { ffmpeg, ffprobe, pdftoppm } = detectedTools();
+  return { ffmpeg, ffprobe, pdftoppm };
+}
 
 /**
  * The command prefix that ties a tool's life to the server's: util-linux's `setpriv --pdeathsig KILL`
  * (Debian: always installed) asks the kernel to SIGKILL the tool when the server dies, even by
- * `kill -9`, so no orphaned ffmpeg converts on. The kernel watches the thread that spawned the tool,
- * not the process: tools are started from the main thread (one started from a worker thread would
- * die with that worker). Empty where setpriv cannot do it (not Linux); the work folder's leftover
- * check (workspace.ts) still keeps a restarted server from converting twice. Checked once per process.
+ * `kill -9`, so no orphaned ffmpeg converts on. Empty where setpriv cannot do it (not Linux); the
+ * work folder's leftover check (workspace.ts) still keeps a restarted server from converting twice.
  */
 export function parentDeathGuard(): string[] {
-  guard ??=
-    process.platform === 'linux' && works('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])
-      ? ['setpriv', '--pdeathsig', 'KILL', '--']
-      : [];
-  return guard;
+  return detectedTools().guard;
 }
 
 /**
