@@ -19,6 +19,10 @@ export const THROTTLES = {
   streamsPerUser: { limit: 120, windowMs: 10 * MINUTE },
   uploadsPerUser: { limit: 300, windowMs: HOUR },
   linkPreviewsPerUser: { limit: 60, windowMs: 10 * MINUTE },
+  // Fetches of one host (query strings varied, say) by one user: Kith's own addition to the table.
+  // A member rarely previews more than a few new pages of one site in 10 minutes; the previews of
+  // posted messages are fetched in the background and count against nobody.
+  linkPreviewHostsPerUser: { limit: 10, windowMs: 10 * MINUTE },
   stopEmailsBadTokensPerIp: { limit: 20, windowMs: HOUR },
 } as const;
 

@@ -7,6 +7,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { classifyAddress, refusalReason } from './address.js';
+import { HTML_READ_BUDGET } from './parse.js';
 
 // `node:http` through require: an ES import of it builds its whole namespace, whose getters load
 // Node's fetch (undici) as well, 4 MB of every server's heap for something Kith never calls.
@@ -20,14 +21,16 @@ const http = createRequire(import.meta.url)('node:http') as typeof Http;
  * User-Agent and no cookies.
  */
 
-const MIB = 1024 * 1024;
-
 /** Limits of one preview. Exported as a mutable object so tests can shorten the timeouts. */
 export const linkFetchLimits = {
   maxRedirects: 5,
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 10_000,
-  maxHtmlBytes: 2 * MIB,
+  /**
+   * Only what the parser reads (parse.ts): the contract's cap is 2 MiB, and bytes past the budget
+   * would be downloaded for nothing.
+   */
+  maxHtmlBytes: HTML_READ_BUDGET,
   /** oEmbed answers are small JSON documents. */
   maxJsonBytes: 256 * 1024,
 };

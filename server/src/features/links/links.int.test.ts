@@ -3,14 +3,17 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { LinkPreview } from '@kith/common';
+import { Parser } from 'htmlparser2';
 import { Value } from 'typebox/value';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../../test/client.js';
 import { expectError, UUID_V4 } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { createTestApp, useTestApp, type TestApp } from '../../../test/harness.js';
 import { IFRAME_SANDBOX } from './embeds.js';
 import { linkFetchLimits } from './fetcher.js';
+import { pageReaderLimits } from './page-reader.js';
+import { HTML_READ_BUDGET } from './parse.js';
 import { linkPreviewsSettled, storeLink } from './service.js';
 
 // Every page these tests fetch is served by a node:http server on 127.0.0.1 (port 0). Nothing here
@@ -26,6 +29,9 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A local web site whose pages the tests define, counting the requests each path gets. */
 class TestSite {
+  /** `host`: the loopback address it listens on (127.0.0.0/8 is all this machine's). */
+  constructor(private readonly host = '127.0.0.1') {}
+
   private server: http.Server | undefined;
   private port = 0;
   private readonly routes = new Map<string, Handler>();
@@ -47,7 +53,7 @@ class TestSite {
       }
       handler(req, res);
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(0, this.host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
 
@@ -57,7 +63,7 @@ class TestSite {
   }
 
   url(path: string): string {
-    return `http://127.0.0.1:${this.port}${path}`;
+    return `http://${this.host}:${this.port}${path}`;
   }
 
   count(path: string): number {
@@ -91,11 +97,13 @@ describe('link previews (§2.9, §7.5), pages served on loopback (test switch on
   const preview = (url: string, key: string = ana.key) =>
     api().get(`/links/by_url?url=${encodeURIComponent(url)}`, { key });
 
-  beforeAll(async () => {
-    await site.start();
+  beforeAll(() => site.start());
+  afterAll(() => site.stop());
+  // A user per test: fetches of one host are throttled per user (10 per 10 minutes), and every page
+  // here is on the same host.
+  beforeEach(async () => {
     ana = await buildUser(t().ctx);
   });
-  afterAll(() => site.stop());
 
   it('reads Open Graph tags and resolves a relative image URL against the final URL', async () => {
     const url = site.html(
@@ -247,7 +255,7 @@ describe('link previews (§2.9, §7.5), pages served on loopback (test switch on
     );
   });
 
-  it('reads at most 2 MiB of HTML and still answers with what it read', async () => {
+  it('reads at most the first 512 KiB of HTML and still answers with what it read', async () => {
     let written = 0;
     let closedEarly = false;
     const url = site.on('/huge', (_req, res) => {
@@ -276,6 +284,81 @@ describe('link previews (§2.9, §7.5), pages served on loopback (test switch on
     expect(res.body.data).not.toHaveProperty('description');
     expect(res.body.data).not.toHaveProperty('exception');
     await vi.waitFor(() => expect(closedEarly).toBe(true));
+  });
+
+  /** `<head><title>` then `unit` nested over and over, the head never closed: issue 15's attack. */
+  const nestedPage = (title: string, unit: string, bytes: number): string => {
+    const start = `<!doctype html><html><head><title>${title}</title><meta property="og:description" content="Deep">`;
+    return start + unit.repeat(Math.ceil((bytes - start.length) / unit.length));
+  };
+
+  it.each([
+    ['<div>', 'div'],
+    ['<p><b>', 'p-b'],
+    ['<table><tr><td>', 'table'],
+  ])('previews a page of nested %s from its first 512 KiB, parsed off the main thread', async (unit, name) => {
+    // htmlparser2 spends the square of the nesting depth on such markup: 2 MiB of it held the thread
+    // that answers every request for 20-45 s. This page is 1 MiB and its server never ends it, so
+    // the answer can only come from the first bytes, and the connection is closed by Kith.
+    const body = nestedPage(`Nested ${name}`, unit, 1024 * 1024);
+    let closedByKith = false;
+    const url = site.on(`/nested/${name}`, (_req, res) => {
+      res.on('close', () => {
+        closedByKith = true;
+      });
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write(body);
+    });
+    // Any parse on this thread goes through htmlparser2's Parser here; the worker has its own copy.
+    const parses = vi.spyOn(Parser.prototype, 'write');
+    // However busy the machine, the parse finishes: the deadline is tested on its own below.
+    const saved = pageReaderLimits.deadlineMs;
+    pageReaderLimits.deadlineMs = 60_000;
+    try {
+      let answered = false;
+      const pending = preview(url).finally(() => {
+        answered = true;
+      });
+      // Other requests are answered meanwhile. (app.inject may answer without any I/O: a turn of
+      // the event loop between two lets the preview's own network and worker messages through.)
+      let infos = 0;
+      while (!answered) {
+        expect((await t().app.inject({ method: 'GET', url: '/api/info' })).statusCode).toBe(200);
+        infos += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const res = await pending;
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.title).toBe(`Nested ${name}`);
+      expect(res.body.data.description).toBe('Deep');
+      expect(res.body.data).not.toHaveProperty('exception');
+      expect(infos).toBeGreaterThan(0);
+      expect(parses).not.toHaveBeenCalled();
+      await vi.waitFor(() => expect(closedByKith).toBe(true));
+    } finally {
+      pageReaderLimits.deadlineMs = saved;
+      parses.mockRestore();
+    }
+  });
+
+  it('records a page the parser cannot read within its deadline as failed ("timeout"), and reads the next', async () => {
+    // A 1 ms deadline, and the slowest shape under the nesting cap (stray end tags, each searched
+    // for among 500 open elements): 512 KiB of it take tens of milliseconds.
+    const saved = pageReaderLimits.deadlineMs;
+    pageReaderLimits.deadlineMs = 1;
+    const deep = site.html(
+      '/too-deep',
+      `<html><head><title>Too deep</title>${'<i>'.repeat(500)}${'</p>'.repeat(HTML_READ_BUDGET / 4)}`,
+    );
+    try {
+      const res = await preview(deep);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ origin: deep, exception: 'timeout' });
+    } finally {
+      pageReaderLimits.deadlineMs = saved;
+    }
+    const next = await preview(site.html('/after-deep', page('<title>Read by a new worker</title>')));
+    expect(next.body.data.title).toBe('Read by a new worker');
   });
 
   it('answers 200 with data.exception when the server is too slow, and retries after 1 hour', async () => {
@@ -483,29 +566,85 @@ describe('link previews (§2.9, §7.5), pages served on loopback (test switch on
     expect(rows[0]?.preview_file_id).toBeNull();
   });
 
+  /** Sites on other loopback addresses, so that each is another host; stopped when `use` ends. */
+  async function withSites<T>(hosts: string[], use: (sites: TestSite[]) => Promise<T>): Promise<T> {
+    const sites = hosts.map((host) => new TestSite(host));
+    await Promise.all(sites.map((s) => s.start()));
+    try {
+      return await use(sites);
+    } finally {
+      await Promise.all(sites.map((s) => s.stop()));
+    }
+  }
+
+  const echoTitle: Handler = (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<title>${req.url ?? ''}</title>`));
+  };
+
   it('throttles new fetches at 60 per user per 10 minutes; cache hits stay free', async () => {
     const zoe = await buildUser(t().ctx);
-    site.on('/n', (req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<title>${req.url ?? ''}</title>`));
+    // Ten pages on each of six hosts: the per-host limit (10) is never what refuses here.
+    const hosts = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6', '127.0.0.7'];
+    await withSites(hosts, async (sites) => {
+      for (const other of sites) other.on('/n', echoTitle);
+      for (const [n, other] of sites.entries()) {
+        for (let i = 0; i < 10; i += 1) {
+          const res = await preview(other.url(`/n?i=${i}`), zoe.key);
+          expect(res.status, `fetch ${n * 10 + i}`).toBe(200);
+        }
+      }
+      const fetched = () => sites.reduce((sum, other) => sum + other.count('/n'), 0);
+      expect(fetched()).toBe(60);
+      site.on('/n', echoTitle);
+      const over = await preview(site.url('/n?i=60'), zoe.key);
+      expectError(over, 429, 'too_many_requests');
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+      expect(site.count('/n')).toBe(0);
+      // Cache hits are free.
+      const hit = await preview(sites[0]?.url('/n?i=3') ?? '', zoe.key);
+      expect(hit.status).toBe(200);
+      expect(hit.body.data.title).toBe('/n?i=3');
+      expect(fetched()).toBe(60);
+      // Another user is not affected, and after 10 minutes the user may fetch again.
+      expect((await preview(site.url('/n?i=60'))).status).toBe(200);
+      t().clock.advance(10 * MINUTE);
+      expect((await preview(site.url('/n?i=61'), zoe.key)).status).toBe(200);
     });
-    const before = site.count('/n');
-    for (let i = 0; i < 60; i += 1) {
-      const res = await preview(site.url(`/n?i=${i}`), zoe.key);
-      expect(res.status, `fetch ${i}`).toBe(200);
-    }
-    expect(site.count('/n')).toBe(before + 60);
-    const over = await preview(site.url('/n?i=60'), zoe.key);
-    expectError(over, 429, 'too_many_requests');
-    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
-    expect(site.count('/n')).toBe(before + 60);
-    // Cache hits are free.
-    const hit = await preview(site.url('/n?i=3'), zoe.key);
-    expect(hit.status).toBe(200);
-    expect(hit.body.data.title).toBe('/n?i=3');
-    // Another user is not affected, and after 10 minutes the user may fetch again.
-    expect((await preview(site.url('/n?i=60'))).status).toBe(200);
-    t().clock.advance(10 * MINUTE);
-    expect((await preview(site.url('/n?i=61'), zoe.key)).status).toBe(200);
+  });
+
+  it('throttles fetches of one host at 10 per user per 10 minutes, whatever the query string', async () => {
+    const zoe = await buildUser(t().ctx);
+    const ben = await buildUser(t().ctx);
+    site.on('/q', echoTitle);
+    // A preview stored earlier and gone stale: served as it is once the host is over its limit.
+    const stale = site.url('/q?stale');
+    await storeLink(t().ctx, stale, { origin: stale, title: 'Stored a week ago' }, 0);
+    t().clock.advance(7 * DAY);
+    await withSites(['127.0.0.2'], async ([other]) => {
+      other?.on('/q', echoTitle);
+      for (let i = 0; i < 10; i += 1) {
+        const res = await preview(site.url(`/q?i=${i}`), zoe.key);
+        expect(res.status, `fetch ${i}`).toBe(200);
+      }
+      expect(site.count('/q')).toBe(10);
+      const over = await preview(site.url('/q?i=10'), zoe.key);
+      expectError(over, 429, 'too_many_requests');
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+      const kept = await preview(stale, zoe.key);
+      expect(kept.status).toBe(200);
+      expect(kept.body.data.title).toBe('Stored a week ago');
+      expect(site.count('/q')).toBe(10);
+      // Cache hits stay free; another host, or another user, still fetches.
+      expect((await preview(site.url('/q?i=3'), zoe.key)).body.data.title).toBe('/q?i=3');
+      const elsewhere = await preview(other?.url('/q?i=10') ?? '', zoe.key);
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.body.data.title).toBe('/q?i=10');
+      expect((await preview(site.url('/q?i=10'), ben.key)).status).toBe(200);
+      expect(site.count('/q')).toBe(11);
+      // Ten minutes later the host may be fetched again.
+      t().clock.advance(10 * MINUTE);
+      expect((await preview(site.url('/q?i=11'), zoe.key)).body.data.title).toBe('/q?i=11');
+    });
   });
 
   it('answers 400 invalid_url for malformed, non-http(s), too long, credentialed URLs and other ports', async () => {

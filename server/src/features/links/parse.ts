@@ -1,5 +1,9 @@
 import { Parser } from 'htmlparser2';
 
+// This module is also loaded on its own by the page reader's worker thread (page-reader.ts), from
+// its .ts source under Vitest (Node strips the types) and from dist in the built server: it must
+// import no other module of Kith, only packages.
+
 /**
  * What a link preview reads from an HTML page: Open Graph, Twitter card, `<title>` and
  * `<meta name="description">`, the canonical URL, the oEmbed discovery link. Nothing of the page's
@@ -22,6 +26,22 @@ export interface PageMeta {
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_DESCRIPTION_LENGTH = 500;
 const MAX_URL_LENGTH = 2048;
+
+/**
+ * How many bytes of an HTML page a preview reads and parses: 512 KiB. The metadata is in the
+ * `<head>`, and parsing stops at its end; but some heads carry a few hundred KB of inline styles and
+ * scripts before their Open Graph tags, and with the nesting capped (below) a parse costs time in
+ * proportion to its bytes, so the budget is set by what a head may hold, not by the parser.
+ */
+export const HTML_READ_BUDGET = 512 * 1024;
+
+/**
+ * How deep elements may nest before the parse stops. htmlparser2 keeps the open elements in an
+ * array it shifts at every tag, so each tag costs the current depth: 2 MiB of nested `<div>` took
+ * 20-45 s. Capped, the cost is linear. Browsers nest no deeper (Blink stops at 512), and a head
+ * never comes close.
+ */
+export const MAX_NESTING = 512;
 
 /** Collapses whitespace, drops control characters, cuts to `max` UTF-16 units ("…" where cut). */
 export function cleanText(value: string | null | undefined, max: number): string | null {
@@ -58,10 +78,10 @@ export function resolveHttpUrl(value: string | null | undefined, base: URL): str
 }
 
 /** The text of an HTML body: the header's charset, else a `<meta charset>` near the top, else UTF-8. */
-export function decodeHtml(body: Buffer, contentType: string | undefined): string {
+export function decodeHtml(body: Uint8Array, contentType: string | undefined): string {
   let charset = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
   if (charset === undefined) {
-    const head = body.subarray(0, 2048).toString('latin1');
+    const head = Buffer.from(body.subarray(0, 2048)).toString('latin1');
     charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1];
   }
   try {
@@ -71,7 +91,20 @@ export function decodeHtml(body: Buffer, contentType: string | undefined): strin
   }
 }
 
-/** Reads the page's metadata. Works on a page cut anywhere (the 2 MiB cap). */
+/**
+ * The metadata of a page from its bytes as fetched: only the first `HTML_READ_BUDGET` bytes are
+ * decoded and parsed, up to the end of the `<head>`. Link previews run it in a worker thread
+ * (page-reader.ts): even linear, it is 512 KiB of markup chosen by someone else.
+ */
+export function readPageMeta(body: Uint8Array, contentType: string | undefined, base: URL): PageMeta {
+  return parseHtml(decodeHtml(body.subarray(0, HTML_READ_BUDGET), contentType), base);
+}
+
+/**
+ * Reads the page's metadata, up to the end of its `<head>` (`</head>`, or the `<body>` that closes
+ * it): what comes after is the page's content, not its description. Stops early, with what it has
+ * read, where elements nest deeper than `MAX_NESTING`. Works on a page cut anywhere.
+ */
 export function parseHtml(html: string, base: URL): PageMeta {
   const meta = new Map<string, string>();
   const links: { rel: string[]; type: string; href: string }[] = [];
@@ -79,10 +112,20 @@ export function parseHtml(html: string, base: URL): PageMeta {
   let titleText: string[] | null = null;
   // <title> inside <svg> is not the page title.
   let svgDepth = 0;
+  // Open elements, as the parser counts them (a void element closes as soon as it opens).
+  let depth = 0;
+  let stopped = false;
+  // Stops the tokenizer: the rest of what was written is never looked at.
+  const stop = () => {
+    stopped = true;
+    parser.pause();
+  };
 
   const parser = new Parser(
     {
       onopentag(name, attribs) {
+        depth += 1;
+        if (depth > MAX_NESTING) stop();
         if (name === 'svg') svgDepth += 1;
         if (name === 'title' && title === null && svgDepth === 0) titleText = [];
         if (name === 'meta') {
@@ -102,18 +145,21 @@ export function parseHtml(html: string, base: URL): PageMeta {
       ontext(text) {
         if (titleText !== null) titleText.push(text);
       },
-      onclosetag(name) {
+      onclosetag(name, isImplied) {
+        if (depth > 0) depth -= 1;
         if (name === 'svg' && svgDepth > 0) svgDepth -= 1;
         if (name === 'title' && titleText !== null) {
-          title = titleText.join('');
+          // Only `</title>` ends a title; one closed by the end of the text was cut there.
+          if (!isImplied) title = titleText.join('');
           titleText = null;
         }
+        if (name === 'head') stop();
       },
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.write(html);
-  parser.end();
+  if (!stopped) parser.end();
 
   const first = (...keys: string[]): string | null => {
     for (const key of keys) {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cleanText, decodeHtml, parseHtml, parseOEmbed, resolveHttpUrl } from './parse.js';
+import {
+  cleanText,
+  decodeHtml,
+  HTML_READ_BUDGET,
+  MAX_NESTING,
+  parseHtml,
+  parseOEmbed,
+  readPageMeta,
+  resolveHttpUrl,
+} from './parse.js';
 
 const base = new URL('https://example.com/blog/post?id=1');
 
@@ -39,6 +48,61 @@ describe('parseHtml', () => {
     const meta = parseHtml('<html><head><title>Cut</title><meta property="og:description" cont', base);
     expect(meta.title).toBe('Cut');
     expect(meta.description).toBeNull();
+  });
+});
+
+describe('readPageMeta: the head and the first bytes only', () => {
+  const read = (html: string, contentType?: string) =>
+    readPageMeta(Buffer.from(html, 'latin1'), contentType ?? 'text/html', base);
+  /** Text that fills `bytes` bytes inside the head without being markup the preview reads. */
+  const filler = (bytes: number) => `<style>${'x'.repeat(bytes - '<style></style>'.length)}</style>`;
+
+  it('reads the meta tags of the head, and nothing after its end', () => {
+    const meta = read(
+      `<html><head><title>Head</title><meta property="og:title" content="OG"></head>
+       <body><meta name="description" content="in the body"><link rel="canonical" href="/body"></body></html>`,
+    );
+    expect(meta.title).toBe('OG');
+    expect(meta.description).toBeNull();
+    expect(meta.canonical).toBeNull();
+    // A <body> without </head> ends the head too.
+    const implied = read(`<head><title>T</title><body><meta name="description" content="in the body">`);
+    expect(implied.title).toBe('T');
+    expect(implied.description).toBeNull();
+  });
+
+  it(`cuts a page whose </head> never comes at ${HTML_READ_BUDGET / 1024} KiB`, () => {
+    const early = '<head><meta property="og:description" content="Early">';
+    const title = '<title>Late</title>';
+    // The title ends exactly at the budget: read. One byte more of filler cuts its end tag, and a
+    // title without one is not read.
+    const fits = early + filler(HTML_READ_BUDGET - early.length - title.length) + title;
+    expect(fits.length).toBe(HTML_READ_BUDGET);
+    expect(read(fits)).toMatchObject({ title: 'Late', description: 'Early' });
+    const over = early + filler(HTML_READ_BUDGET - early.length - title.length + 1) + title;
+    expect(read(over)).toMatchObject({ title: null, description: 'Early' });
+    const tags = `<meta property="og:image" content="/late.png"><link rel="canonical" href="/late">`;
+    const late = read(early + filler(HTML_READ_BUDGET) + tags);
+    expect(late.image).toBeNull();
+    expect(late.canonical).toBeNull();
+  });
+
+  it(`stops where elements nest deeper than ${MAX_NESTING}, with what it read before`, () => {
+    const after = '<meta property="og:description" content="After the nesting">';
+    const shallow = read(`<head><title>T</title>${'<div>'.repeat(MAX_NESTING - 1)}${after}`);
+    expect(shallow.description).toBe('After the nesting');
+    // <head> is one level: these divs reach one past the cap.
+    const deep = read(`<head><title>T</title>${'<div>'.repeat(MAX_NESTING)}${after}`);
+    expect(deep.title).toBe('T');
+    expect(deep.description).toBeNull();
+    // Elements that close, and void ones, do not add up.
+    const flat = read(`<head><title>T</title>${'<div></div><br><p>'.repeat(2 * MAX_NESTING)}${after}`);
+    expect(flat.description).toBe('After the nesting');
+  });
+
+  it('decodes the bytes with the charset of the header or of the page', () => {
+    expect(read('<title>caf\xe9</title>', 'text/html; charset=ISO-8859-1').title).toBe('café');
+    expect(read('<meta charset="windows-1252"><title>caf\x80</title>').title).toBe('caf€');
   });
 });
 

@@ -15,14 +15,16 @@ import {
   safeFetch,
   type FetchOptions,
 } from './fetcher.js';
-import { decodeHtml, parseHtml, parseOEmbed, type OEmbedInfo } from './parse.js';
+import { pageReader } from './page-reader.js';
+import { parseOEmbed, type OEmbedInfo } from './parse.js';
 import { storePreviewImage } from './preview-image.js';
 
 /**
  * GET /api/links/by_url (contract §7.5): one stored preview per URL, shared by every user. The first
  * request fetches the page (under the fetch rules of `fetcher.ts`); later ones are served from the
  * `links` table until the preview is 7 days old, or 1 hour old when the last fetch failed. Only
- * fetches count against the caller's throttle; cache hits are free.
+ * fetches count against the caller's throttles (all fetches, and fetches of one host); cache hits
+ * are free.
  */
 
 type LinkRow = Selectable<LinksTable>;
@@ -69,6 +71,11 @@ function readUrl(ctx: AppContext, raw: unknown): string {
   return url;
 }
 
+/** The host a URL (already checked by `readUrl`) is fetched from, as the per-host throttle counts it. */
+function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/\.$/, '');
+}
+
 function isStale(row: LinkRow, now: number): boolean {
   return now - row.updated_at >= (row.failed === 1 ? LINK_FAILED_FRESH_MS : LINK_FRESH_MS);
 }
@@ -86,15 +93,20 @@ export async function getLinkPreview(ctx: AppContext, throttleKey: string, raw: 
 
   let pending = inFlight.get(ctx)?.get(url);
   if (pending === undefined) {
-    const throttle = new Throttle(ctx.limiter, 'linkPreviewsPerUser', throttleKey);
+    const throttles = [
+      new Throttle(ctx.limiter, 'linkPreviewsPerUser', throttleKey),
+      // Another query string is another URL, so another fetch: counted per host as well, or one
+      // member could make the instance fetch (and parse) the same site's pages without end.
+      new Throttle(ctx.limiter, 'linkPreviewHostsPerUser', `${throttleKey}|${hostOf(url)}`),
+    ];
     try {
-      throttle.check();
+      for (const throttle of throttles) throttle.check();
     } catch (error) {
-      // Over the limit: a stale preview is still better than none, and costs no fetch.
+      // Over a limit: a stale preview is still better than none, and costs no fetch.
       if (row !== undefined) return present(row);
       throw error;
     }
-    throttle.hit();
+    for (const throttle of throttles) throttle.hit();
     pending = startRefresh(ctx, url, row);
   }
   return present(await pending);
@@ -213,7 +225,7 @@ export async function storeLink(
   return db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirstOrThrow();
 }
 
-/** Fetches and reads one URL within the overall deadline (10 s). */
+/** Fetches and reads one URL within the overall deadline (10 s), parsing included. */
 export async function buildPreview(url: string, allowLoopback: boolean): Promise<LinkPreviewData> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new RemoteFetchError('timeout')), linkFetchLimits.totalTimeoutMs);
@@ -230,7 +242,8 @@ export async function buildPreview(url: string, allowLoopback: boolean): Promise
     if (page.body === null) {
       return { ...data, providerName, code: embedCode([url, finalUrl]) };
     }
-    const meta = parseHtml(decodeHtml(page.body, page.contentTypes[0]), page.url);
+    // In the worker thread: however the page is built, the requests of everyone else go on.
+    const meta = await pageReader.read(page.body, page.contentTypes[0], page.url, controller.signal);
     let oembed: OEmbedInfo | null = null;
     // oEmbed only fills what the page itself did not say; any problem with it is ignored.
     if (meta.oembed !== null && (meta.title === null || meta.siteName === null)) {
