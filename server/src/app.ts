@@ -21,6 +21,7 @@ import { registerApiDocs, registerOpenApiGenerator } from './http/openapi.js';
 import { PAGE_HEADERS, protectHtml, registerWebClient } from './http/web.js';
 import { ApiError } from './lib/errors.js';
 import { newId } from './lib/ids.js';
+import { parseJsonObject } from './lib/json.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -82,17 +83,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       return done(new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8'));
     }
     if (text.trim() === '') return done(null, {});
-    try {
-      // NUL characters are refused: PostgreSQL cannot store them, and no text needs them.
-      const value: unknown = JSON.parse(text, (_key, v: unknown) => {
-        if (typeof v === 'string' && v.includes('\u0000')) throw new Error('NUL character');
-        return v;
-      });
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
-      done(null, value);
-    } catch {
-      done(new ApiError(400, 'invalid_json', 'The request body must be a JSON object without NUL characters'));
+    const value = parseJsonObject(text);
+    if (value instanceof Error) {
+      return done(
+        new ApiError(
+          400,
+          'invalid_json',
+          'The request body must be a JSON object without NUL characters or deep nesting',
+        ),
+      );
     }
+    done(null, value);
   });
 
   // A second router that only learns the API's paths, to tell 405 (path exists) from 404.

@@ -244,6 +244,21 @@ describe('HTTP conventions (contract §1)', () => {
       expect(JSON.parse(ok.body)).toMatchObject({ name: 'Café 家族 🎉' });
     });
 
+    it('answers 400 invalid_json to a body nested deeper than 64 levels, and changes nothing', async () => {
+      const group = await buildGroup(t.ctx, { members: [ana] });
+      const deep = `{"name":"Renamed","extra":${'['.repeat(64)}${']'.repeat(64)}}`;
+      expectError(await api.put(`/groups/${group.id}`, { key: ana.key, body: deep }), 400, 'invalid_json');
+      const after = await t.ctx.db.kysely
+        .selectFrom('groups')
+        .select('name')
+        .where('id', '=', group.id)
+        .executeTakeFirstOrThrow();
+      expect(after.name).toBe(group.name);
+      // One level less is an ordinary body.
+      const fine = `{"name":"Renamed","extra":${'['.repeat(62)}${']'.repeat(62)}}`;
+      expect((await api.put(`/groups/${group.id}`, { key: ana.key, body: fine })).status).toBe(200);
+    });
+
     it('counts an empty body as {}', async () => {
       // With a JSON content type, with none, and blank.
       expectError(await api.post('/login', { body: '' }), 400, 'missing_field', 'login');

@@ -124,12 +124,25 @@ function cut(term: string): string {
   return term.slice(0, cutAt);
 }
 
+/** How much of a `search` or `hashtags` value is read: far more than 10 terms of 64 characters need. */
+export const MAX_SEARCH_INPUT = 4096;
+
+/**
+ * The non-empty pieces of a search value, split on `+` and white space, read lazily from its first
+ * MAX_SEARCH_INPUT characters: a request of 800 KB of one-letter words must not cost a split and a
+ * normalization of each (it held the event loop 100 ms).
+ */
+function* pieces(raw: string): Generator<string> {
+  const text = raw.length > MAX_SEARCH_INPUT ? raw.slice(0, MAX_SEARCH_INPUT) : raw;
+  for (const match of text.matchAll(/[^+\s]+/gu)) yield match[0];
+}
+
 /**
  * The terms of a search (contract §10.7): `search` split on `+` and white space, then the words of
  * `hashtags` as hashtag terms (with or without `#`). Each piece is normalized and reduced to its
  * words, so quotes, `*`, `-`, parentheses and every other symbol are dropped before any query is
  * built. Single-character word terms are ignored, duplicates kept once, at most 10 terms, each cut
- * to 64 characters.
+ * to 64 characters; reading stops once 10 terms are found.
  */
 export function parseSearchTerms(search: string, hashtags: string): SearchTerms {
   const result: SearchTerms = { words: [], hashtags: [], terms: [] };
@@ -142,11 +155,13 @@ export function parseSearchTerms(search: string, hashtags: string): SearchTerms 
     result.terms.push(label);
     (hashtag ? result.hashtags : result.words).push(term);
   };
-  const pieces = (raw: string) => raw.split(/[+\s]+/u).filter((piece) => piece !== '');
+  const full = () => result.terms.length >= MAX_TERMS;
   for (const piece of pieces(search)) {
+    if (full()) break;
     for (const token of tokenize(normalizeText(piece))) add(token.word, token.hashtag);
   }
   for (const piece of pieces(hashtags)) {
+    if (full()) break;
     const tokens = tokenize(normalizeText(piece));
     // `famille` and `#famille` in `hashtags` are both the hashtag #famille.
     tokens.forEach((token, index) => add(token.word, index === 0 || token.hashtag));
