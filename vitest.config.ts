@@ -16,6 +16,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['common/src/**/*.test.ts', 'server/src/**/*.unit.test.ts'],
+          // Vitest's 5 s is short for a test that waits on a worker thread while both cores are busy.
+          testTimeout: 60_000,
         },
       },
       {
@@ -26,6 +28,7 @@ export default defineConfig({
           root: './web',
           environment: 'jsdom',
           include: ['src/**/*.test.{ts,tsx}'],
+          testTimeout: 30_000,
         },
       },
       {

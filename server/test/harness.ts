@@ -40,7 +40,7 @@ export class CapturingMailer implements Mailer {
     return Promise.resolve();
   }
   /** Mails are queued by the request and sent by a job; run the queue until one matches. */
-  async waitFor(predicate: (mail: Mail) => boolean, timeoutMs = 2000): Promise<Mail> {
+  async waitFor(predicate: (mail: Mail) => boolean, timeoutMs = 15_000): Promise<Mail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       await this.pump();

@@ -43,7 +43,7 @@ export class EventReader {
   }
 
   /** The next frame, or null once the server ended the stream. */
-  async next(timeoutMs = 3000): Promise<Frame | null> {
+  async next(timeoutMs = 15_000): Promise<Frame | null> {
     const deadline = Date.now() + timeoutMs;
     while (this.frames.length === 0) {
       if (this.done) return null;
@@ -71,7 +71,7 @@ export class EventReader {
   }
 
   /** The next event frame (pings and `retry` are passed over); fails if the stream ends first. */
-  async nextEvent(timeoutMs = 3000): Promise<Received> {
+  async nextEvent(timeoutMs = 15_000): Promise<Received> {
     for (;;) {
       const frame = await this.next(timeoutMs);
       if (frame === null) throw new Error('the stream ended');
@@ -84,7 +84,7 @@ export class EventReader {
   }
 
   /** Every event up to and including the first that matches. */
-  async eventsUntil(match: (e: Received) => boolean, timeoutMs = 3000): Promise<Received[]> {
+  async eventsUntil(match: (e: Received) => boolean, timeoutMs = 15_000): Promise<Received[]> {
     const events: Received[] = [];
     for (;;) {
       const event = await this.nextEvent(timeoutMs);
@@ -94,7 +94,7 @@ export class EventReader {
   }
 
   /** Resolves once the server has ended the stream (events still unread are passed over). */
-  async ended(timeoutMs = 3000): Promise<void> {
+  async ended(timeoutMs = 15_000): Promise<void> {
     while ((await this.next(timeoutMs)) !== null) {
       // passing over what was still on its way
     }

@@ -709,7 +709,7 @@ describe('logs without secrets, and 500 answers', () => {
 
   /** Log lines are written after the answer; wait until `count` request lines are there. */
   async function requestLines(count: number): Promise<Record<string, unknown>[]> {
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 15_000;
     for (;;) {
       const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       const requests = parsed.filter((l) => l.msg === 'request');
@@ -777,7 +777,7 @@ describe('logs without secrets, and 500 answers', () => {
     const requestId = String(res.headers['x-request-id']);
 
     await requestLines(1);
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 15_000;
     let failure: Record<string, unknown> | undefined;
     while (failure === undefined && Date.now() < deadline) {
       failure = lines

@@ -69,9 +69,9 @@ function helpers(h: Harness) {
     expect(res.status, res.text).toBe(200);
     return res.body as Json[];
   };
-  /** Notifications of posts and replies are made after the commit: retry for up to 2 s. */
+  /** Notifications of posts and replies are made after the commit: retry for up to 15 s (a busy machine). */
   const waitForNotification = async (u: BuiltUser, predicate: (n: Json) => boolean): Promise<Json> => {
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 15_000;
     for (;;) {
       const found = (await notificationsOf(u)).find(predicate);
       if (found !== undefined) return found;
