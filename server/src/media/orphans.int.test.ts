@@ -2,7 +2,6 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_DIALECT, type TestApp } from '../../test/harness.js';
 import { BOUNDARY, multipart } from '../../test/uploads.js';
 import { withFileWorkspace } from './workspace.js';
+import { freePort } from '../../test/ports.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 const SERVER_MAIN = path.join(repoRoot, 'server', 'dist', 'main.js');
@@ -58,18 +58,6 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined>, lim
     if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
     await delay(25);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 interface Server {

@@ -132,20 +132,26 @@ describe('POST /api/files with a broken multipart body', () => {
     await expectNothingStored(t);
   });
 
-  it('removes the bytes already written when the body stops in the middle of the file', async () => {
-    const { t } = h;
-    ana ??= await buildUser(t.ctx);
+  /** An upload whose body is streamed: its first 200 KiB are sent, and on disk once this resolves. */
+  async function uploadUnderWay(t: TestApp, key: string) {
     const body = new PassThrough();
     const answer = t.app.inject({
       method: 'POST',
       url: '/api/files',
-      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'x-auth-token': ana.key },
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'x-auth-token': key },
       payload: body,
     });
     body.write(filePart().subarray(0, 200 * 1024));
-    // Wait until part of the file is on disk, then end the body there.
     const store = path.join(t.config.dataDir, 'files');
     await until(async () => (await filesUnder(store)).length > 0);
+    return { body, answer, store };
+  }
+
+  it('removes the bytes already written when the body stops in the middle of the file', async () => {
+    const { t } = h;
+    ana ??= await buildUser(t.ctx);
+    // Part of the file is on disk: the body ends there.
+    const { body, answer } = await uploadUnderWay(t, ana.key);
     body.end();
     expectError(
       await answer.then((r) => ({ status: r.statusCode, headers: r.headers as Record<string, string>, text: r.body })),
@@ -159,16 +165,7 @@ describe('POST /api/files with a broken multipart body', () => {
   it('removes the bytes already written when the client goes away in the middle of the file', async () => {
     const { t } = h;
     ana ??= await buildUser(t.ctx);
-    const body = new PassThrough();
-    const answer = t.app.inject({
-      method: 'POST',
-      url: '/api/files',
-      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'x-auth-token': ana.key },
-      payload: body,
-    });
-    body.write(filePart().subarray(0, 200 * 1024));
-    const store = path.join(t.config.dataDir, 'files');
-    await until(async () => (await filesUnder(store)).length > 0);
+    const { body, answer, store } = await uploadUnderWay(t, ana.key);
     body.destroy(new Error('connection reset by the client'));
     await answer.catch(() => undefined);
     // The upload is torn down after the request is gone: wait for the store to be empty again.
