@@ -75,10 +75,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // store a text the sender never wrote.
   app.removeAllContentTypeParsers();
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
     let text: string;
     try {
-      text = typeof body === 'string' ? body : utf8.decode(body);
+      text = utf8.decode(body);
     } catch {
       return done(new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8'));
     }

@@ -77,7 +77,8 @@ const HOSTILE_VALUES: unknown[] = [
   [1, 'a', null],
   {},
   { $gt: '' },
-  { __proto__: { polluted: true } },
+  // Parsed, so `__proto__` is an own key that reaches the server (a literal would set the prototype).
+  JSON.parse('{"__proto__":{"polluted":true}}') as unknown,
   Array.from({ length: 1000 }, (_, i) => i),
 ];
 

@@ -146,8 +146,9 @@ function* pieces(raw: string): Generator<string> {
  */
 export function parseSearchTerms(search: string, hashtags: string): SearchTerms {
   const result: SearchTerms = { words: [], hashtags: [], terms: [] };
+  const full = () => result.terms.length >= MAX_TERMS;
   const add = (word: string, hashtag: boolean): void => {
-    if (result.terms.length >= MAX_TERMS) return;
+    if (full()) return;
     const term = cut(word);
     if (!hashtag && [...term].length < 2) return;
     const label = hashtag ? `#${term}` : term;
@@ -155,7 +156,6 @@ export function parseSearchTerms(search: string, hashtags: string): SearchTerms 
     result.terms.push(label);
     (hashtag ? result.hashtags : result.words).push(term);
   };
-  const full = () => result.terms.length >= MAX_TERMS;
   for (const piece of pieces(search)) {
     if (full()) break;
     for (const token of tokenize(normalizeText(piece))) add(token.word, token.hashtag);
