@@ -6,3 +6,5 @@ export * from './validation.js';
 export * from './api/schemas.js';
 export * from './api/search-schemas.js';
 export * from './api/link-schemas.js';
+export * from './api/endpoints.js';
+export * from './api/events.js';

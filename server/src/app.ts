@@ -2,7 +2,7 @@ import { digestRoutes } from './features/digests/routes.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppContext } from './context.js';
-import { LIMITS } from '@kith/common';
+import { LIMITS, type EndpointAuth } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
 import { bookmarkRoutes } from './features/bookmarks/routes.js';
 import { fileBytesRoutes, fileRoutes } from './features/files/routes.js';
@@ -24,6 +24,20 @@ import { newId } from './lib/ids.js';
 import { parseJsonObject } from './lib/json.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** A route as the app registered it: its method, full URL and declared authentication, if any. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  auth: EndpointAuth | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, in order (the endpoint-table test walks them). */
+    registeredRoutes: readonly RegisteredRoute[];
+  }
+}
 
 /** Headers on every API answer (contract §1.4); routes may set their own Cache-Control. */
 const API_HEADERS = {
@@ -98,7 +112,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // A second router that only learns the API's paths, to tell 405 (path exists) from 404.
   const apiPaths = FindMyWay({ ignoreTrailingSlash: true });
+  const registered: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', registered);
   app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      registered.push({ method, url: route.url, auth: route.config?.auth });
+    }
     if (!route.url.startsWith(`${apiPrefix}/`)) return;
     for (const method of [route.method].flat()) {
       if (!apiPaths.hasRoute(method as HTTPMethod, route.url))
@@ -189,7 +208,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     { prefix: apiPrefix },
   );
-  fileBytesRoutes(app, ctx);
+  await fileBytesRoutes(app, ctx);
   if (config.apiDocs) await registerApiDocs(app, apiPrefix);
 
   const indexHtml = await registerWebClient(app, config);

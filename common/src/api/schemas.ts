@@ -14,6 +14,7 @@ const Seconds = Type.Integer({ description: 'Unix time in seconds' });
 
 /** A nested file reference (§1.4). */
 export const FileRef = Type.Object({ id: Id, entityType: Type.Literal('file') });
+export type FileRef = Static<typeof FileRef>;
 
 /** A nested user with the display fields Kith adds (§2.2, §11.6). */
 export const UserRef = Type.Object({
@@ -149,7 +150,9 @@ export const FileObject = Type.Object({
 });
 export type FileObject = Static<typeof FileObject>;
 
-const MessageRef = Type.Object({ id: Id, entityType: Type.Literal('message') });
+/** A nested message reference. */
+export const MessageRef = Type.Object({ id: Id, entityType: Type.Literal('message') });
+export type MessageRef = Static<typeof MessageRef>;
 const MessageData = Type.Object(
   {
     title: Type.Optional(Type.String()),

@@ -1,3 +1,4 @@
+import type { LiveEvent } from '@kith/common';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { presentFile, type FileSigner } from '../features/files/presenter.js';
@@ -10,13 +11,13 @@ import { ApiError } from '../lib/errors.js';
 import type { KithEvent } from './event-bus.js';
 import type { PublishedEvent } from './memory-event-bus.js';
 
-/** The `event:` names a stream sends (contract §11.4). */
-export type StreamEventName = 'notification' | 'message' | 'comment' | 'file' | 'resync';
-
-/** One Server-Sent Events frame: `id`, `event` and a one-line JSON `data`, ended by a blank line. */
-export function sseFrame(id: number, event: StreamEventName, data: unknown): string {
+/**
+ * One Server-Sent Events frame: `id`, `event` and a one-line JSON `data`, ended by a blank line. The
+ * names and their data are typed by common/src/api/events.ts, which the web client reads them with.
+ */
+export function sseFrame(id: number, live: LiveEvent): string {
   // JSON.stringify escapes every line break inside strings, so the data is always a single line.
-  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `id: ${id}\nevent: ${live.event}\ndata: ${JSON.stringify(live.data)}\n\n`;
 }
 
 /** A card, or null when the message is gone by now (deleted between the commit and the send). */
@@ -37,29 +38,32 @@ async function previewOrNull(signer: FileSigner, db: Kysely<Database>, id: strin
  * The payload does not depend on who receives it: access is checked per subscriber beforehand
  * (owner for notifications, membership for messages), so it is built once per event.
  */
-async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: KithEvent): Promise<unknown> {
+async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: KithEvent): Promise<LiveEvent | null> {
   switch (event.type) {
     case 'notification': {
       const view = await findOwnNotification(db, event.userId, event.notificationId);
-      return view === undefined ? null : presentNotification(view);
+      return view === undefined ? null : { event: 'notification', data: presentNotification(view) };
     }
-    case 'message':
-      return previewOrNull(signer, db, event.messageId);
+    case 'message': {
+      const card = await previewOrNull(signer, db, event.messageId);
+      return card === null ? null : { event: 'message', data: card };
+    }
     case 'comment': {
       const [preview, row] = await Promise.all([
         previewOrNull(signer, db, event.messageId),
         findMessage(db, event.messageId),
       ]);
       if (preview === null || row === undefined) return null;
-      return {
+      const data = {
         ...preview,
         parent: row.parent_id === null ? null : { id: row.parent_id, entityType: 'message' as const },
         lineage: lineageOf(row),
       };
+      return { event: 'comment', data };
     }
     case 'file': {
       const file = await findFile(db, event.fileId);
-      return file === undefined ? null : presentFile(signer, file);
+      return file === undefined ? null : { event: 'file', data: presentFile(signer, file) };
     }
     case 'disconnect':
       return null;
@@ -74,6 +78,6 @@ export async function presentFrame(
 ): Promise<string | null> {
   const { event } = published;
   if (event.type === 'disconnect') return null;
-  const data = await presentEvent(signer, db, event);
-  return data === null ? null : sseFrame(published.id, event.type, data);
+  const live = await presentEvent(signer, db, event);
+  return live === null ? null : sseFrame(published.id, live);
 }

@@ -1,14 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { route } from '../http/route.js';
 import type { AppContext } from '../context.js';
 import { Throttle } from '../features/auth/throttles.js';
 import { listOtherMemberIds } from '../features/groups/queries.js';
-import { requireUser } from '../http/auth.js';
-import { describeRoute } from '../http/route-schema.js';
 import { REPLAY_LIMITS, type PublishedEvent } from './memory-event-bus.js';
-import { presentFrame } from './present.js';
+import { presentFrame, sseFrame } from './present.js';
 
 /**
  * GET /api/events (contract §11.4): one Server-Sent Events stream per open tab or device.
@@ -349,7 +347,7 @@ export class EventStreams {
   private async replay(stream: Stream, lastEventId: number | 'invalid'): Promise<void> {
     const resync = () => {
       const id = this.ctx.events.lastId;
-      stream.force(id, `id: ${id}\nevent: resync\ndata: {}\n\n`);
+      stream.force(id, sseFrame(id, { event: 'resync', data: {} }));
       stream.endReplay(id);
     };
     const missed = typeof lastEventId === 'number' ? this.ctx.events.since(lastEventId) : null;
@@ -402,32 +400,17 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext, options: Part
   // preClose runs before the server waits for open requests: streams would otherwise hold it open.
   app.addHook('preClose', async () => streams.shutdown());
 
-  app.get(
-    '/events',
-    {
-      // A HEAD would open a stream with no body to read; GET only (HEAD answers 405).
-      exposeHeadRoute: false,
-      schema: describeRoute({
-        summary: 'Live events (Server-Sent Events): notifications, posts, comments, file changes',
-        tag: 'events',
-        auth: 'key',
-        response: {
-          200: Type.Unsafe({
-            description:
-              'A text/event-stream. Starts with `retry: 5000`, then frames `id`, `event` (notification, message, comment, file, resync) and one-line JSON `data`; `: ping` every 25 s. Send `Last-Event-ID` to get what was missed. A user has at most 5 open streams: opening a sixth closes the oldest, which first receives `retry: 60000` and `event: closed` with `{"reason":"too_many_streams"}` (reconnect no sooner). Opening is throttled at 120 per user per 10 minutes (429 with `Retry-After`), which only a reconnection loop reaches.',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
-          }),
-        },
-        errors: [429],
-      }),
-    },
-    async (request, reply) => {
+  // A HEAD would open a stream with no body to read; GET only (HEAD answers 405).
+  route(
+    app,
+    'GET /api/events',
+    async (request, reply, user) => {
       // Errors before the stream starts answer in the JSON envelope.
-      const user = requireUser(request);
       new Throttle(ctx.limiter, 'streamsPerUser', user.id).take();
       const lastEventId = readLastEventId(request);
       reply.hijack();
       streams.open(user.id, request, reply, lastEventId);
     },
+    { head: false },
   );
 }

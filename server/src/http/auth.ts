@@ -6,10 +6,6 @@ import { refreshMediaCookie } from '../features/auth/media-cookie.js';
 import { findUserByApiKeyHash, type UserRow } from '../features/users/queries.js';
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A POST that only reads (search): it does not count as the caller's activity (contract §1.11). */
-    readOnly?: boolean;
-  }
   interface FastifyRequest {
     /** The caller, when a valid `X-AUTH-TOKEN` was sent. */
     user: UserRow | null;
@@ -23,8 +19,9 @@ const MAX_KEY_LENGTH = 256;
 
 /**
  * Resolves the API key of every API request (contract §1.2). Only the `X-AUTH-TOKEN` header is read:
- * no query parameter, no bearer header, no cookie. Endpoints that need a caller call `requireUser`;
- * open endpoints ignore a stale key.
+ * no query parameter, no bearer header, no cookie. What a route declares (`auth` in the endpoint
+ * table, common/src/api/endpoints.ts) is enforced here, once for every route: a keyed route without
+ * a caller answers 401 before its handler runs; open routes ignore a stale key.
  */
 export function registerAuthentication(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null);
@@ -39,6 +36,11 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     const user = key.length <= MAX_KEY_LENGTH ? await findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)) : undefined;
     if (user === undefined) request.authProblem = 'invalid';
     else request.user = user;
+  });
+
+  // After the body is parsed, as the handlers' own checks were: a malformed body still answers 400.
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config.auth === 'key' && request.user === null) throw unauthenticated(request);
   });
 
   // On every successful answer to a header-authenticated request: the media cookie (contract §1.9),
@@ -60,10 +62,13 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
   });
 }
 
-/** The caller, or 401 `auth_required` / `invalid_api_key`. */
-export function requireUser(request: FastifyRequest): UserRow {
-  if (request.user !== null) return request.user;
+/**
+ * The 401 of a request without a caller: `invalid_api_key` for a key that is not live, else
+ * `auth_required`. Thrown by the hook above, and by the access rules of `grant` routes when neither
+ * a key nor a grant lets the request in.
+ */
+export function unauthenticated(request: FastifyRequest): ApiError {
   if (request.authProblem === 'invalid')
-    throw new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
-  throw new ApiError(401, 'auth_required', 'You need to log in');
+    return new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
+  return new ApiError(401, 'auth_required', 'You need to log in');
 }

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { denyFraming } from './web.js';
 import { API_VERSION } from '../features/info/routes.js';
+import { MEDIA_COOKIE } from '../features/auth/media-cookie.js';
+import { PUBLIC_COOKIE } from '../features/messages/public-grants.js';
 
 /**
  * The OpenAPI 3.1 document is generated from the routes' schemas (contract §11.5). Registered before
@@ -20,7 +22,14 @@ export async function registerOpenApiGenerator(app: FastifyInstance, config: Con
           'The HTTP API of Kith, wire-compatible with the Zusam 0.5.6 web client. Every error answers the envelope {code, message, error, field?}.',
       },
       servers: [{ url: config.publicUrl }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN' },
+          // What `grant` routes also accept instead of a key (docs/api §1.9).
+          mediaCookie: { type: 'apiKey', in: 'cookie', name: MEDIA_COOKIE },
+          publicGrant: { type: 'apiKey', in: 'cookie', name: PUBLIC_COOKIE },
+        },
+      },
     },
   });
 }

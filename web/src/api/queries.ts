@@ -8,9 +8,8 @@ import {
   useInfiniteQuery,
   useQuery,
 } from '@tanstack/react-query';
-import { LIMITS } from '@kith/common';
-import { api, ApiError } from '../lib/api';
-import type { FeedPage, FileObject, Group, Info, LinkPreview, Me, Message, Notification } from './types';
+import { LIMITS, type EndpointAnswer, type FileObject } from '@kith/common';
+import { ApiError, call } from '../lib/api';
 
 export const keys = {
   me: ['me'] as const,
@@ -40,7 +39,7 @@ export function createQueryClient(): QueryClient {
 
 const meQuery = queryOptions({
   queryKey: keys.me,
-  queryFn: ({ signal }) => api.get<Me>('/api/me', signal),
+  queryFn: ({ signal }) => call('GET /api/me', { signal }),
   staleTime: 300_000,
 });
 
@@ -53,7 +52,7 @@ export function useMe(enabled = true) {
 export function useInfo() {
   return useQuery({
     queryKey: keys.info,
-    queryFn: ({ signal }) => api.get<Info>('/api/info', signal),
+    queryFn: ({ signal }) => call('GET /api/info', { signal }),
     staleTime: 600_000,
   });
 }
@@ -61,7 +60,7 @@ export function useInfo() {
 export function useGroup(id: string | undefined) {
   return useQuery({
     queryKey: keys.group(id ?? ''),
-    queryFn: ({ signal }) => api.get<Group>(`/api/groups/${id}`, signal),
+    queryFn: ({ signal }) => call('GET /api/groups/{id}', { params: { id: id ?? '' }, signal }),
     enabled: id !== undefined,
   });
 }
@@ -71,10 +70,11 @@ const feedQuery = (groupId: string) =>
   infiniteQueryOptions({
     queryKey: keys.feed(groupId),
     queryFn: ({ pageParam, signal }) =>
-      api.get<FeedPage>(
-        `/api/groups/${groupId}/feed?limit=${LIMITS.groupPageSize}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`,
+      call('GET /api/groups/{id}/feed', {
+        params: { id: groupId },
+        query: { limit: LIMITS.groupPageSize, ...(pageParam ? { cursor: pageParam } : {}) },
         signal,
-      ),
+      }),
     initialPageParam: null as string | null,
     getNextPageParam: (last: FeedPage) => last.nextCursor,
   });
@@ -83,12 +83,14 @@ export function useFeed(groupId: string) {
   return useInfiniteQuery(feedQuery(groupId));
 }
 
+/** A screen of the group's feed. */
+export type FeedPage = EndpointAnswer<'GET /api/groups/{id}/feed'>;
 export type FeedData = InfiniteData<FeedPage, string | null>;
 
 export function useMessage(id: string | undefined) {
   return useQuery({
     queryKey: keys.message(id ?? ''),
-    queryFn: ({ signal }) => api.get<Message>(`/api/messages/${id}`, signal),
+    queryFn: ({ signal }) => call('GET /api/messages/{id}', { params: { id: id ?? '' }, signal }),
     enabled: id !== undefined,
   });
 }
@@ -96,7 +98,8 @@ export function useMessage(id: string | undefined) {
 /** The notifications list: the spec shows 20 and asks for one more. */
 const notificationsQuery = queryOptions({
   queryKey: keys.notifications,
-  queryFn: ({ signal }) => api.get<Notification[]>(`/api/me/notifications/${LIMITS.notificationsShown + 1}`, signal),
+  queryFn: ({ signal }) =>
+    call('GET /api/me/notifications/{limit}', { params: { limit: String(LIMITS.notificationsShown + 1) }, signal }),
 });
 
 export function useNotifications(enabled = true) {
@@ -122,7 +125,7 @@ export function prefetchFirstScreen(client: QueryClient, path: string): boolean 
 export function useLinkPreview(url: string | null) {
   return useQuery({
     queryKey: keys.link(url ?? ''),
-    queryFn: ({ signal }) => api.get<LinkPreview>(`/api/links/by_url?url=${encodeURIComponent(url ?? '')}`, signal),
+    queryFn: ({ signal }) => call('GET /api/links/by_url', { query: { url: url ?? '' }, signal }),
     enabled: url !== null,
     staleTime: 3_600_000,
   });
@@ -131,7 +134,7 @@ export function useLinkPreview(url: string | null) {
 export function useFile(id: string, initial?: FileObject) {
   return useQuery({
     queryKey: keys.file(id),
-    queryFn: ({ signal }) => api.get<FileObject>(`/api/files/${id}`, signal),
+    queryFn: ({ signal }) => call('GET /api/files/{id}', { params: { id }, signal }),
     initialData: initial,
     staleTime: 300_000,
   });

@@ -1,10 +1,10 @@
 import { imageUrl } from '../lib/api';
 import { avatarColor, initial } from '../lib/avatar';
-import type { Ref } from '../api/types';
+import type { FileRef } from '@kith/common';
 import styles from './Avatar.module.css';
 
 interface AvatarProps {
-  user: { id: string; name?: string | null; avatar?: Ref | null } | null;
+  user: { id: string; name?: string | null; avatar?: FileRef | null } | null;
   size?: 80 | 100;
   px?: number;
 }

@@ -1,5 +1,6 @@
 // The one way the client talks to the server: base path, X-AUTH-TOKEN, JSON, and the HTTP status
 // checked on every call (contract §13). Errors carry the server's stable `code`.
+import type { EndpointAnswer, EndpointBody, EndpointKey, EndpointParams, EndpointQuery } from '@kith/common';
 import { appPath } from './config';
 import { clearSession, getApiKey } from './session';
 
@@ -36,8 +37,8 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, code, message, typeof body.field === 'string' ? body.field : undefined);
 }
 
-/** Sends one API call and returns its JSON body (undefined for 204). */
-export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+/** Sends one request and returns its JSON body (undefined for 204). */
+async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(appPath(path), {
@@ -57,23 +58,66 @@ export async function request<T>(method: string, path: string, body?: unknown, s
     if (error.code === 'invalid_api_key' && getApiKey() !== null) clearSession();
     throw error;
   }
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+  if (response.status === 204) return undefined;
+  return response.json();
 }
 
-export const api = {
-  get: <T>(path: string, signal?: AbortSignal) => request<T>('GET', path, undefined, signal),
-  post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, body),
-  put: <T>(path: string, body: unknown) => request<T>('PUT', path, body),
-  delete: (path: string) => request<void>('DELETE', path),
-};
+/** The API's endpoints (the files' bytes are no call: they are URLs, see `fileUrl`). */
+export type ApiEndpoint = Extract<EndpointKey, `${string} /api/${string}`>;
+
+type ParamsOption<K extends ApiEndpoint> = [keyof EndpointParams<K>] extends [never]
+  ? { params?: never }
+  : { params: EndpointParams<K> };
+type BodyOption<K extends ApiEndpoint> =
+  EndpointBody<K> extends undefined ? { body?: never } : { body: EndpointBody<K> };
+type QueryOption<K extends ApiEndpoint> =
+  EndpointQuery<K> extends undefined ? { query?: never } : { query?: EndpointQuery<K> };
+
+/** What a call of endpoint `K` takes: its path parameters, body and query, as the table types them. */
+export type CallOptions<K extends ApiEndpoint> = ParamsOption<K> &
+  BodyOption<K> &
+  QueryOption<K> & { signal?: AbortSignal };
+
+// The options may be left out only when nothing in them is required.
+type CallArgs<K extends ApiEndpoint> =
+  object extends CallOptions<K> ? [options?: CallOptions<K>] : [options: CallOptions<K>];
+
+/** The path of a call: the endpoint's path with its parameters filled in, then the query string. */
+export function pathOf(endpoint: ApiEndpoint, params?: Record<string, string>, query?: object): string {
+  const template = endpoint.slice(endpoint.indexOf(' ') + 1);
+  const path = template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(params?.[name] ?? ''));
+  const pairs = Object.entries(query ?? {}).filter(([, value]) => value !== undefined && value !== null);
+  if (pairs.length === 0) return path;
+  return `${path}?${pairs.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join('&')}`;
+}
+
+/**
+ * Calls one endpoint of the API's table (common/src/api/endpoints.ts) and returns its answer, typed
+ * by the table: a path, parameter, body or answer that does not match it does not compile.
+ */
+export async function call<K extends ApiEndpoint>(endpoint: K, ...[options]: CallArgs<K>): Promise<EndpointAnswer<K>> {
+  const method = endpoint.slice(0, endpoint.indexOf(' '));
+  const opts = (options ?? {}) as {
+    params?: Record<string, string>;
+    body?: unknown;
+    query?: object;
+    signal?: AbortSignal;
+  };
+  // Writes always send a JSON object, `{}` when the endpoint reads none (as the 0.5.6 client does).
+  const body = method === 'POST' || method === 'PUT' ? (opts.body ?? {}) : undefined;
+  return (await send(method, pathOf(endpoint, opts.params, opts.query), body, opts.signal)) as EndpointAnswer<K>;
+}
 
 /**
  * Uploads one file as multipart with progress (fetch cannot report upload progress, so this uses
  * XMLHttpRequest). Resolves with the server's File object.
  */
-export function uploadFile<T>(file: Blob, name: string, onProgress: (percent: number) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+export function uploadFile(
+  file: Blob,
+  name: string,
+  onProgress: (percent: number) => void,
+): Promise<EndpointAnswer<'POST /api/files'>> {
+  return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', appPath('/api/files'));
     const key = getApiKey();
@@ -89,7 +133,7 @@ export function uploadFile<T>(file: Blob, name: string, onProgress: (percent: nu
       } catch {
         // handled below by the status
       }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body as T);
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body as EndpointAnswer<'POST /api/files'>);
       else reject(new ApiError(xhr.status, body.code ?? `http_${xhr.status}`, body.message ?? xhr.statusText));
     };
     const form = new FormData();

@@ -3,8 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { keys } from '../api/queries';
-import type { Group } from '../api/types';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
@@ -24,8 +23,8 @@ export default function CreateGroup() {
     if (name.trim() === '') return;
     setBusy(true);
     try {
-      const group = await api.post<Group>('/api/groups', { name: name.trim() });
-      if (group.secretKey) await api.post(`/api/groups/invitation/${group.secretKey}`, {});
+      const group = await call('POST /api/groups', { body: { name: name.trim() } });
+      if (group.secretKey) await call('POST /api/groups/invitation/{key}', { params: { key: group.secretKey } });
       await client.invalidateQueries({ queryKey: keys.me });
       void navigate(`/groups/${group.id}`);
     } catch (error) {

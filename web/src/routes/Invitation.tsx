@@ -4,7 +4,7 @@ import { Navigate, useNavigate, useParams } from 'react-router';
 import { keys } from '../api/queries';
 import { Spinner } from '../components/Spinner';
 import { useApiKey } from '../features/layout/AppLayout';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
@@ -21,8 +21,7 @@ export default function Invitation() {
   useEffect(() => {
     if (apiKey === null || started.current) return;
     started.current = true;
-    api
-      .post(`/api/groups/invitation/${encodeURIComponent(key)}`, {})
+    call('POST /api/groups/invitation/{key}', { params: { key } })
       .then(async () => {
         await client.invalidateQueries({ queryKey: keys.me });
         void navigate('/', { replace: true });

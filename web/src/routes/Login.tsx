@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
 import { showAlert, showError } from '../lib/notify';
@@ -23,11 +23,11 @@ export default function Login() {
     try {
       const mail = login.trim().toLowerCase();
       if (forgot) {
-        await api.post('/api/password-reset-mail', { mail });
+        await call('POST /api/password-reset-mail', { body: { mail } });
         showAlert('login.reset_mail_sent');
         setForgot(false);
       } else {
-        const answer = await api.post<{ api_key: string }>('/api/login', { login: mail, password });
+        const answer = await call('POST /api/login', { body: { login: mail, password } });
         signIn(answer.api_key);
       }
     } catch (error) {

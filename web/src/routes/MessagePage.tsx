@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { keys, useMessage, useNotifications } from '../api/queries';
-import type { Message } from '../api/types';
+import type { Message } from '@kith/common';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { Writer } from '../features/composer/Writer';

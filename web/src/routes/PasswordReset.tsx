@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
 import { showAlert, showError } from '../lib/notify';
@@ -25,10 +25,8 @@ export default function PasswordReset() {
     }
     setBusy(true);
     try {
-      const answer = await api.post<{ api_key: string }>('/api/new-password', {
-        mail: params.get('mail') ?? '',
-        key: params.get('key') ?? '',
-        password,
+      const answer = await call('POST /api/new-password', {
+        body: { mail: params.get('mail') ?? '', key: params.get('key') ?? '', password },
       });
       showAlert('password_reset.done');
       // The reset rotates the key (contract §3.5): the returned one is the new key.

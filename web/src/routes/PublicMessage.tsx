@@ -1,10 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
-import type { Message } from '../api/types';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { MessageContent } from '../features/messages/MessageContent';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
@@ -14,7 +13,7 @@ export default function PublicMessage() {
   const { t } = useTranslation();
   const message = useQuery({
     queryKey: ['public', token],
-    queryFn: ({ signal }) => api.get<Message>(`/api/public/${encodeURIComponent(token)}`, signal),
+    queryFn: ({ signal }) => call('GET /api/public/{token}', { params: { token }, signal }),
   });
   if (message.isError) return <LoadError error={message.error} />;
   if (message.data === undefined) return <Spinner />;

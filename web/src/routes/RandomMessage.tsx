@@ -1,9 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import type { Message } from '../api/types';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
@@ -18,7 +17,7 @@ export default function RandomMessage() {
   useEffect(() => {
     if (called.current) return;
     called.current = true;
-    api.get<Message | undefined>(`/api/groups/${id}/random`).then(
+    call('GET /api/groups/{id}/random', { params: { id } }).then(
       (message) => (message ? void navigate(`/messages/${message.id}`, { replace: true }) : setState('empty')),
       (error: unknown) => setState({ error }),
     );

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
@@ -30,10 +30,8 @@ export default function Signup() {
     event.preventDefault();
     setBusy(true);
     try {
-      const answer = await api.post<{ api_key: string; group?: string }>('/api/signup', {
-        login: login.trim().toLowerCase(),
-        password,
-        invite_key: inviteKeyOf(inviteKey),
+      const answer = await call('POST /api/signup', {
+        body: { login: login.trim().toLowerCase(), password, invite_key: inviteKeyOf(inviteKey) },
       });
       signIn(answer.api_key, answer.group ? `/groups/${answer.group}` : '/');
     } catch (error) {

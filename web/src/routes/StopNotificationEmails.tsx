@@ -1,28 +1,33 @@
 import { useEffect, useRef, useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { Spinner } from '../components/Spinner';
-import { api } from '../lib/api';
+import { call } from '../lib/api';
 import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 
 /**
- * /stop-notification-emails[/{userId}/{token}]: calls GET /api plus the current path on load and
+ * /stop-notification-emails[/{userId}/{token}]: calls the endpoint of the same path on load and
  * says whether it worked (product spec §2; contract §3.6).
  */
 export default function StopNotificationEmails() {
   const { t } = useTranslation();
-  const { pathname } = useLocation();
+  const { userId, token } = useParams();
   const [state, setState] = useState<'loading' | 'done' | 'failed'>('loading');
   const called = useRef(false);
 
   useEffect(() => {
     if (called.current) return;
     called.current = true;
-    api.get(`/api${pathname}`).then(
+    // From a digest's link (user and token), or signed in (the caller's own e-mails).
+    const stopping =
+      userId !== undefined && token !== undefined
+        ? call('GET /api/stop-notification-emails/{userId}/{token}', { params: { userId, token } })
+        : call('GET /api/stop-notification-emails');
+    stopping.then(
       () => setState('done'),
       () => setState('failed'),
     );
-  }, [pathname]);
+  }, [userId, token]);
 
   return (
     <main className={ui.narrow}>

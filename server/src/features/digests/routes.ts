@@ -1,15 +1,11 @@
-import { StopEmailsAnswer } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/auth.js';
-import { describeRoute } from '../../http/route-schema.js';
+import { route } from '../../http/route.js';
 import { ApiError } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import { Throttle } from '../auth/throttles.js';
 import { stopNotificationEmails } from './service.js';
 import { checkUnsubscribeToken } from './unsubscribe.js';
-
-const tag = 'account';
 
 const stopped = (id: string) => ({ id, data: { notification_emails: 'none' as const } });
 
@@ -31,20 +27,8 @@ export function digestRoutes(app: FastifyInstance, ctx: AppContext): void {
     return stopped(userId);
   };
 
-  const tokenSchema = (summary: string) =>
-    describeRoute({
-      summary,
-      tag,
-      auth: 'anyone',
-      params: ['userId', 'token'],
-      response: { 200: StopEmailsAnswer },
-      errors: [400, 429],
-    });
-
-  app.get<{ Params: { userId: string; token: string } }>(
-    '/stop-notification-emails/:userId/:token',
-    { schema: tokenSchema('Turn notification e-mails off with the link of a digest') },
-    (request) => byToken(request.params.userId, request.params.token, request.ip),
+  route(app, 'GET /api/stop-notification-emails/{userId}/{token}', (request) =>
+    byToken(request.params.userId, request.params.token, request.ip),
   );
 
   // RFC 8058 one-click: mail programs POST `List-Unsubscribe=One-Click` as a form. Whatever the
@@ -55,27 +39,13 @@ export function digestRoutes(app: FastifyInstance, ctx: AppContext): void {
       payload.resume();
       payload.on('end', () => done(null, {}));
     });
-    scope.post<{ Params: { userId: string; token: string } }>(
-      '/stop-notification-emails/:userId/:token',
-      { schema: tokenSchema('One-click unsubscribe (RFC 8058) from a digest’s List-Unsubscribe header') },
-      (request) => byToken(request.params.userId, request.params.token, request.ip),
+    route(scope, 'POST /api/stop-notification-emails/{userId}/{token}', (request) =>
+      byToken(request.params.userId, request.params.token, request.ip),
     );
   });
 
-  app.get(
-    '/stop-notification-emails',
-    {
-      schema: describeRoute({
-        summary: 'Turn the caller’s notification e-mails off',
-        tag,
-        auth: 'key',
-        response: { 200: StopEmailsAnswer },
-      }),
-    },
-    async (request) => {
-      const user = requireUser(request);
-      await stopNotificationEmails(ctx, user.id);
-      return stopped(user.id);
-    },
-  );
+  route(app, 'GET /api/stop-notification-emails', async (_request, _reply, user) => {
+    await stopNotificationEmails(ctx, user.id);
+    return stopped(user.id);
+  });
 }

@@ -1,10 +1,8 @@
 import multipart, { type Multipart } from '@fastify/multipart';
-import { FileObject } from '@kith/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { requireUser } from '../../http/auth.js';
-import { describeRoute } from '../../http/route-schema.js';
+import { unauthenticated } from '../../http/auth.js';
+import { route, type RouteRequest } from '../../http/route.js';
 import { ApiError, notFound } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import type { ByteRange } from '../../storage/file-store.js';
@@ -24,8 +22,6 @@ import {
   type ReceivedUpload,
 } from './service.js';
 import { checkImageSignature, checkSignature } from './signing.js';
-
-const tag = 'files';
 
 /** Headers of every served file (contract §7.3): no sniffing, no scripts, no plugins. */
 const FILE_HEADERS = {
@@ -76,7 +72,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 /**
  * The file a request may read (contract §1.8): by the caller's own rights (header, or the media
  * cookie for images), else by a `kith_public` grant (rule 5). With neither a caller nor a public
- * cookie: 401 as `requireUser` explains it; a file not readable either way: 404.
+ * cookie: 401 as for a keyed route; a file not readable either way: 404.
  */
 async function readableFile(
   ctx: AppContext,
@@ -85,7 +81,7 @@ async function readableFile(
   rawId: string,
 ): Promise<FileRow> {
   const withCookie = request.authProblem === 'missing' || user !== null ? hasPublicCookie(request) : false;
-  if (user === null && !withCookie) requireUser(request);
+  if (user === null && !withCookie) throw unauthenticated(request);
   const id = parseId(rawId);
   const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
   if (file === undefined) throw notFound();
@@ -98,7 +94,7 @@ async function readableFile(
 async function signedImageFile(
   ctx: AppContext,
   params: { type: string; w: string; h: string; id: string },
-  query: { exp?: string; sig?: string },
+  query: { exp?: unknown; sig?: unknown },
 ): Promise<FileRow> {
   const verdict = checkImageSignature(ctx.config.secretKey, params, query.exp, query.sig, ctx.clock.now());
   if (verdict === 'bad') throw notFound();
@@ -186,122 +182,78 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       // delivers at most 64 KiB a read, so a mark of 1 MiB is never reached (docs/decisions.md).
       fileHwm: 1024 * 1024,
     });
-    scope.post(
-      '/files',
-      {
-        schema: describeRoute({
-          summary: 'Upload a file (multipart/form-data, one part named file)',
-          tag,
-          auth: 'key',
-          response: { 201: FileObject },
-          errors: [400, 403, 413, 415, 429],
-        }),
-      },
-      async (request, reply) => {
-        const user = requireUser(request);
-        takeUploadAllowance(ctx, user);
-        if (!request.isMultipart()) throw missingFile();
-        let received: ReceivedUpload | undefined;
-        try {
-          for await (const part of formParts(request)) {
-            if (part.type !== 'file') continue;
-            if (received === undefined && part.fieldname === 'file') {
-              received = await receiveUpload(ctx, user, part.file, part.filename);
-            } else {
-              // Only the first part named `file` is used; the others are read and dropped.
-              part.file.resume();
-            }
+    route(scope, 'POST /api/files', async (request, reply, user) => {
+      takeUploadAllowance(ctx, user);
+      if (!request.isMultipart()) throw missingFile();
+      let received: ReceivedUpload | undefined;
+      try {
+        for await (const part of formParts(request)) {
+          if (part.type !== 'file') continue;
+          if (received === undefined && part.fieldname === 'file') {
+            received = await receiveUpload(ctx, user, part.file, part.filename);
+          } else {
+            // Only the first part named `file` is used; the others are read and dropped.
+            part.file.resume();
           }
-        } catch (error) {
-          // The body broke after the file was read: the file goes too, nothing of the request stays.
-          if (received !== undefined) await discardUpload(ctx, received);
-          throw uploadError(error);
         }
-        if (received === undefined) throw missingFile();
-        return reply.code(201).send(await recordUpload(ctx, received));
-      },
-    );
+      } catch (error) {
+        // The body broke after the file was read: the file goes too, nothing of the request stays.
+        if (received !== undefined) await discardUpload(ctx, received);
+        throw uploadError(error);
+      }
+      if (received === undefined) throw missingFile();
+      return reply.code(201).send(await recordUpload(ctx, received));
+    });
   });
 
-  app.get<{ Params: { id: string } }>(
-    '/files/:id',
-    {
-      schema: describeRoute({
-        summary: 'A file, with a freshly signed contentUrl (key, or a kith_public grant)',
-        tag,
-        auth: 'key',
-        params: ['id'],
-        response: { 200: FileObject },
-        errors: [404],
-      }),
-    },
-    async (request) => presentFile(ctx, await readableFile(ctx, request, request.user, request.params.id)),
+  route(app, 'GET /api/files/{id}', async (request, _reply, user) =>
+    presentFile(ctx, await readableFile(ctx, request, user, request.params.id)),
   );
 
-  // GET only: Fastify answers HEAD from it (the picture is small, its length is set).
-  app.route<{
-    Params: { type: string; w: string; h: string; id: string };
-    Querystring: { exp?: string; sig?: string };
-  }>({
-    method: 'GET',
-    url: '/images/:type/:w/:h/:id',
-    schema: describeRoute({
-      summary:
-        'A thumbnail or crop of a file (key, the kith_media cookie, a kith_public grant, or the signed exp and sig of a digest e-mail)',
-      tag,
-      auth: 'key',
-      params: ['type', 'w', 'h', 'id'],
-      response: { 200: Type.Any({ description: 'image/jpeg or image/webp' }), 304: null },
-      errors: [400, 404],
-    }),
-    handler: async (request, reply) => {
-      const { type, w, h, id } = request.params;
-      const image = parseImageRequest(type, w, h);
-      let file: FileRow;
-      if (request.query.sig !== undefined && request.user === null) {
-        // A picture in a digest e-mail: the signed URL is the permission (docs/decisions.md).
-        file = await signedImageFile(ctx, request.params, request.query);
-      } else {
-        // The header, else the media cookie, else a public-link grant (contract §1.9).
-        const user =
-          request.user ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
-        if (user === null && !hasPublicCookie(request)) requireUser(request);
-        file = await readableFile(ctx, request, user, id);
-      }
-      const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
-      const etag = imageEtag(file, image, format);
-      // Set on the picture and on 304 only: a 404 (no picture can be made) must not be kept a day.
-      const cacheHeaders = { 'Cache-Control': 'private, max-age=86400', ETag: etag, Vary: 'Accept' };
-      const match = request.headers['if-none-match'];
-      if (match !== undefined && match.split(',').some((tagValue) => tagValue.trim() === etag)) {
-        return reply.code(304).headers(cacheHeaders).send();
-      }
-      const made = await ensureImage(ctx, file, image, format);
-      void reply
-        .headers(cacheHeaders)
-        .code(200)
-        .type(format === 'webp' ? 'image/webp' : 'image/jpeg')
-        .header('Content-Length', String(made.size));
-      return reply.send(ctx.files.read(made.key));
-    },
+  // Fastify answers HEAD from the GET (the picture is small, its length is set).
+  route(app, 'GET /api/images/{type}/{w}/{h}/{id}', async (request, reply, caller) => {
+    const { type, w, h, id } = request.params;
+    const image = parseImageRequest(type, w, h);
+    let file: FileRow;
+    if (request.query.sig !== undefined && caller === null) {
+      // A picture in a digest e-mail: the signed URL is the permission (docs/decisions.md).
+      file = await signedImageFile(ctx, request.params, request.query);
+    } else {
+      // The header, else the media cookie, else a public-link grant (contract §1.9).
+      const user = caller ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
+      if (user === null && !hasPublicCookie(request)) throw unauthenticated(request);
+      file = await readableFile(ctx, request, user, id);
+    }
+    const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
+    const etag = imageEtag(file, image, format);
+    // Set on the picture and on 304 only: a 404 (no picture can be made) must not be kept a day.
+    const cacheHeaders = { 'Cache-Control': 'private, max-age=86400', ETag: etag, Vary: 'Accept' };
+    const match = request.headers['if-none-match'];
+    if (match !== undefined && match.split(',').some((tagValue) => tagValue.trim() === etag)) {
+      return reply.code(304).headers(cacheHeaders).send();
+    }
+    const made = await ensureImage(ctx, file, image, format);
+    void reply
+      .headers(cacheHeaders)
+      .code(200)
+      .type(format === 'webp' ? 'image/webp' : 'image/jpeg')
+      .header('Content-Length', String(made.size));
+    return reply.send(ctx.files.read(made.key));
   });
 }
 
 /** File bytes under `<base>/files/<fileId>.<ext>?exp=&sig=` (contract §1.9, §7.3). */
-export function fileBytesRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.route<{ Params: { name: string }; Querystring: { exp?: string; sig?: string } }>({
-    method: ['GET', 'HEAD'],
-    url: `${ctx.config.basePath}/files/:name`,
-    schema: { hide: true },
-    handler: (request, reply) => serveFileBytes(ctx, request, reply),
-  });
+export async function fileBytesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(
+    async (scope) => {
+      // HEAD is answered by the same handler: it sets the length and sends no bytes.
+      route(scope, 'GET /files/{name}', (request, reply) => serveFileBytes(ctx, request, reply), { head: 'same' });
+    },
+    { prefix: ctx.config.basePath },
+  );
 }
 
-async function serveFileBytes(
-  ctx: AppContext,
-  request: FastifyRequest<{ Params: { name: string }; Querystring: { exp?: string; sig?: string } }>,
-  reply: FastifyReply,
-) {
+async function serveFileBytes(ctx: AppContext, request: RouteRequest<'GET /files/{name}'>, reply: FastifyReply) {
   const { name } = request.params;
   const { exp, sig } = request.query;
   const match = /^([0-9a-f-]{36})\.([a-z0-9]{1,8})$/.exec(name);

@@ -26,11 +26,12 @@ export function contentUrl(secret: string, fileId: string, ext: string, nowMs: n
 export function checkSignature(
   secret: string,
   name: string,
-  exp: string | undefined,
-  sig: string | undefined,
+  exp: unknown,
+  sig: unknown,
   nowMs: number,
 ): 'ok' | 'bad' | 'expired' {
-  if (exp === undefined || sig === undefined || !/^\d{1,12}$/.test(exp)) return 'bad';
+  // Query values arrive as they were sent: missing, a string, or several strings.
+  if (typeof exp !== 'string' || typeof sig !== 'string' || !/^\d{1,12}$/.test(exp)) return 'bad';
   if (!safeEqual(sig, signatureOf(secret, name, Number(exp)))) return 'bad';
   return Number(exp) * 1000 <= nowMs ? 'expired' : 'ok';
 }
@@ -65,8 +66,8 @@ export function signedImageUrl(
 export function checkImageSignature(
   secret: string,
   params: { type: string; w: string; h: string; id: string },
-  exp: string | undefined,
-  sig: string | undefined,
+  exp: unknown,
+  sig: unknown,
   nowMs: number,
 ): 'ok' | 'bad' | 'expired' {
   return checkSignature(secret, imageName(params.type, params.w, params.h, params.id), exp, sig, nowMs);

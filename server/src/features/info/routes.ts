@@ -1,7 +1,7 @@
-import { Info, LIMITS } from '@kith/common';
+import { LIMITS } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { describeRoute } from '../../http/route-schema.js';
+import { route } from '../../http/route.js';
 import { uploadAvailable } from '../../media/tools.js';
 
 /** The API version this server implements. */
@@ -10,8 +10,7 @@ export const API_VERSION = '1.0.0';
 /** GET /api/info (contract §3.1): what this instance offers, for clients to adapt. */
 export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { config } = ctx;
-  const schema = describeRoute({ summary: 'Instance state', tag: 'instance', auth: 'anyone', response: { 200: Info } });
-  app.get('/info', { schema }, (): Info => ({
+  route(app, 'GET /api/info', () => ({
     version: API_VERSION,
     compat: 'zusam-0.5.6',
     // The operator's switches, and for video, audio and PDF the tools that process them (checked once).

@@ -83,15 +83,22 @@ export async function groupFeed(
   ctx: AppContext,
   user: UserRow,
   groupId: string,
-  query: { limit?: string; cursor?: string },
+  // A value given twice arrives as an array, which is no limit or cursor.
+  query: { limit?: string | string[]; cursor?: string | string[] },
 ): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
   let limit = FEED_DEFAULT;
   if (query.limit !== undefined) {
-    if (!/^\d{1,3}$/.test(query.limit) || Number(query.limit) < 1 || Number(query.limit) > FEED_MAX) {
+    if (
+      typeof query.limit !== 'string' ||
+      !/^\d{1,3}$/.test(query.limit) ||
+      Number(query.limit) < 1 ||
+      Number(query.limit) > FEED_MAX
+    ) {
       throw invalidField('limit', `The limit must be 1 to ${FEED_MAX}`);
     }
     limit = Number(query.limit);
   }
+  if (Array.isArray(query.cursor)) throw invalidField('cursor', 'The cursor cannot be read');
   const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
   const db = ctx.db.kysely;
   const totalItems = await requireMember(db, groupId, user);

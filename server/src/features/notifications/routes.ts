@@ -1,17 +1,13 @@
-import { LIMITS, Notification, NotificationUpdateBody, ReadAllAnswer, ReadAllBody } from '@kith/common';
-import { Type, type TSchema } from 'typebox';
+import { LIMITS } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import { parseLimit } from '../../lib/params.js';
 import { Body } from '../../lib/body.js';
-import { requireUser } from '../../http/auth.js';
-import { describeRoute } from '../../http/route-schema.js';
+import { route } from '../../http/route.js';
 import { presentNotification } from './presenter.js';
 import { findOwnNotification, listNotifications } from './queries.js';
-
-const tag = 'notifications';
 
 export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
   const list = async (userId: string, rawLimit: string | undefined) => {
@@ -19,48 +15,23 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     return (await listNotifications(ctx.db.kysely, userId, limit)).map(presentNotification);
   };
 
-  const listSchema = (params?: string[]) =>
-    describeRoute({
-      summary: 'The caller’s notifications, newest first (default 50, at most 200)',
-      tag,
-      auth: 'key',
-      ...(params !== undefined ? { params } : {}),
-      response: { 200: Type.Array(Notification) },
-    });
-  app.get('/me/notifications', { schema: listSchema() }, async (request) => list(requireUser(request).id, undefined));
-  app.get<{ Params: { limit: string } }>(
-    '/me/notifications/:limit',
-    { schema: listSchema(['limit']) },
-    async (request) => list(requireUser(request).id, request.params.limit),
-  );
+  route(app, 'GET /api/me/notifications', (_request, _reply, user) => list(user.id, undefined));
+  route(app, 'GET /api/me/notifications/{limit}', (request, _reply, user) => list(user.id, request.params.limit));
 
   /** Kith addition (§11.2): mark everything read up to `before` (default now). */
-  app.post(
-    '/me/notifications/read-all',
-    {
-      schema: describeRoute({
-        summary: 'Mark the caller’s notifications read, up to `before` (default now)',
-        tag,
-        auth: 'key',
-        body: ReadAllBody,
-        response: { 200: ReadAllAnswer },
-      }),
-    },
-    async (request) => {
-      const user = requireUser(request);
-      const before = Body.of(request.body).integer('before');
-      if (before !== undefined && before < 0) throw invalidField('before', 'before must be a Unix time in seconds');
-      const limitMs = before === undefined ? ctx.clock.now() : before * 1000 + 999;
-      const result = await ctx.db.kysely
-        .updateTable('notifications')
-        .set({ read: 1 })
-        .where('user_id', '=', user.id)
-        .where('read', '=', 0)
-        .where('created_at', '<=', limitMs)
-        .executeTakeFirst();
-      return { updated: Number(result.numUpdatedRows) };
-    },
-  );
+  route(app, 'POST /api/me/notifications/read-all', async (request, _reply, user) => {
+    const before = Body.of(request.body).integer('before');
+    if (before !== undefined && before < 0) throw invalidField('before', 'before must be a Unix time in seconds');
+    const limitMs = before === undefined ? ctx.clock.now() : before * 1000 + 999;
+    const result = await ctx.db.kysely
+      .updateTable('notifications')
+      .set({ read: 1 })
+      .where('user_id', '=', user.id)
+      .where('read', '=', 0)
+      .where('created_at', '<=', limitMs)
+      .executeTakeFirst();
+    return { updated: Number(result.numUpdatedRows) };
+  });
 
   const loadOwn = async (userId: string, rawId: string) => {
     const id = parseId(rawId);
@@ -69,47 +40,25 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     return n;
   };
 
-  const one = (summary: string, response: Record<number, TSchema | null>, body?: TSchema) =>
-    describeRoute({
-      summary,
-      tag,
-      auth: 'key',
-      params: ['id'],
-      ...(body !== undefined ? { body } : {}),
-      response,
-      errors: [404],
-    });
-
-  app.get<{ Params: { id: string } }>(
-    '/notifications/:id',
-    { schema: one('One notification', { 200: Notification }) },
-    async (request) => presentNotification(await loadOwn(requireUser(request).id, request.params.id)),
+  route(app, 'GET /api/notifications/{id}', async (request, _reply, user) =>
+    presentNotification(await loadOwn(user.id, request.params.id)),
   );
 
-  app.put<{ Params: { id: string } }>(
-    '/notifications/:id',
-    { schema: one('Mark a notification read or unread', { 200: Notification }, NotificationUpdateBody) },
-    async (request) => {
-      const user = requireUser(request);
-      const n = await loadOwn(user.id, request.params.id);
-      const read = Body.of(request.body).boolean('read');
-      if (read === undefined) return presentNotification(n);
-      await ctx.db.kysely
-        .updateTable('notifications')
-        .set({ read: read ? 1 : 0 })
-        .where('id', '=', n.id)
-        .execute();
-      return presentNotification({ ...n, read: read ? 1 : 0 });
-    },
-  );
+  route(app, 'PUT /api/notifications/{id}', async (request, _reply, user) => {
+    const n = await loadOwn(user.id, request.params.id);
+    const read = Body.of(request.body).boolean('read');
+    if (read === undefined) return presentNotification(n);
+    await ctx.db.kysely
+      .updateTable('notifications')
+      .set({ read: read ? 1 : 0 })
+      .where('id', '=', n.id)
+      .execute();
+    return presentNotification({ ...n, read: read ? 1 : 0 });
+  });
 
-  app.delete<{ Params: { id: string } }>(
-    '/notifications/:id',
-    { schema: one('Delete a notification', { 204: null }) },
-    async (request, reply) => {
-      const n = await loadOwn(requireUser(request).id, request.params.id);
-      await ctx.db.kysely.deleteFrom('notifications').where('id', '=', n.id).execute();
-      return reply.code(204).send();
-    },
-  );
+  route(app, 'DELETE /api/notifications/{id}', async (request, reply, user) => {
+    const n = await loadOwn(user.id, request.params.id);
+    await ctx.db.kysely.deleteFrom('notifications').where('id', '=', n.id).execute();
+    return reply.code(204).send();
+  });
 }

@@ -1,9 +1,9 @@
 import { type ClipboardEvent, type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { LIMITS } from '@kith/common';
 import { useInfo } from '../../api/queries';
-import type { Message } from '../../api/types';
+import type { Message } from '@kith/common';
 import { Spinner } from '../../components/Spinner';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { showAlert } from '../../lib/notify';
 import { filesToSend, isUploading } from '../../lib/uploads';
@@ -68,8 +68,11 @@ export function Writer({
     try {
       const data = { title, text };
       const answer = message
-        ? await api.put<Message>(`/api/messages/${message.id}`, { data: { ...message.data, ...data }, files: ids })
-        : await api.post<Message>('/api/messages', { group: groupId, parent: parentId ?? null, data, files: ids });
+        ? await call('PUT /api/messages/{id}', {
+            params: { id: message.id },
+            body: { data: { ...message.data, ...data }, files: ids },
+          })
+        : await call('POST /api/messages', { body: { group: groupId, parent: parentId ?? null, data, files: ids } });
       setTitle('');
       setText('');
       dispatch({ type: 'reset' });

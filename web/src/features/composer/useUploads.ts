@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useRef } from 'react';
-import type { FileObject } from '../../api/types';
+import type { FileObject } from '@kith/common';
 import { uploadFile } from '../../lib/api';
 import { nextToStart, type RemoteFile, uploadsReducer } from '../../lib/uploads';
 import { showAlert } from '../../lib/notify';
@@ -24,7 +24,7 @@ export function useUploads(initial: RemoteFile[] = []) {
     if (key === null || !entry?.local || running.current === key) return;
     running.current = key;
     dispatch({ type: 'start', key });
-    uploadFile<FileObject>(entry.local, entry.name, (percent) => dispatch({ type: 'progress', key, percent }))
+    uploadFile(entry.local, entry.name, (percent) => dispatch({ type: 'progress', key, percent }))
       .then((remote) => {
         dispatch({ type: 'done', key, remote });
         const later = latest.current.get(remote.id);

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { MessagePreview } from '../../api/types';
+import type { MessagePreview } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { imageUrl } from '../../lib/api';
 import { bcp47, useTranslation } from '../../lib/i18n';

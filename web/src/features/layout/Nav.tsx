@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { useMessage } from '../../api/queries';
-import type { Me } from '../../api/types';
+import type { Me } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import dropdown from '../../components/Dropdown.module.css';

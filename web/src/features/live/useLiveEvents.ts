@@ -4,19 +4,17 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
-import type { FileObject, MessagePreview, Notification, Ref } from '../../api/types';
+import type { FeedItem, FileObject, LiveEvent, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
 
-type CommentEvent = MessagePreview & { parent: Ref; lineage: string[] };
-
 /** Listeners for file changes (upload conversion progress), used by the composer. */
 export const fileEvents = new EventTarget();
 
 /** Moves a card to the top of a cached feed (new post, or a thread that got a reply). */
-export function putCardOnTop(data: FeedData | undefined, card: MessagePreview): FeedData | undefined {
+export function putCardOnTop(data: FeedData | undefined, card: FeedItem): FeedData | undefined {
   if (data === undefined) return data;
   const pages = data.pages.map((page) => ({ ...page, messages: page.messages.filter((m) => m.id !== card.id) }));
   const existed =
@@ -39,15 +37,16 @@ function apply(client: QueryClient, event: StreamEvent): void {
     void client.invalidateQueries({ queryKey: keys.messages });
     return;
   }
-  let data: unknown;
+  let live: LiveEvent;
   try {
-    data = JSON.parse(event.data);
+    // The server writes each event's data with the type its name has in common/src/api/events.ts.
+    live = { event: event.event, data: JSON.parse(event.data) as unknown } as LiveEvent;
   } catch {
     return;
   }
-  switch (event.event) {
+  switch (live.event) {
     case 'notification': {
-      const notification = data as Notification;
+      const notification = live.data;
       client.setQueryData<Notification[]>(keys.notifications, (list) =>
         list === undefined ? list : [notification, ...list.filter((n) => n.id !== notification.id)],
       );
@@ -55,24 +54,27 @@ function apply(client: QueryClient, event: StreamEvent): void {
       break;
     }
     case 'message': {
-      const card = data as MessagePreview;
-      const groupId = card.group?.id;
-      if (groupId !== undefined) client.setQueryData<FeedData>(keys.feed(groupId), (feed) => putCardOnTop(feed, card));
+      // A live card is whole (never truncated), and nothing in it is unread by this user yet.
+      const card: FeedItem = { ...live.data, truncated: false, unread: false };
+      client.setQueryData<FeedData>(keys.feed(card.group.id), (feed) => putCardOnTop(feed, card));
       break;
     }
     case 'comment': {
-      const comment = data as CommentEvent;
+      const comment = live.data;
       // The thread's root moved up with a new activity date and may have a new comment count.
-      if (comment.group?.id !== undefined) void client.invalidateQueries({ queryKey: keys.feed(comment.group.id) });
-      void client.invalidateQueries({ queryKey: keys.message(comment.parent.id) });
+      void client.invalidateQueries({ queryKey: keys.feed(comment.group.id) });
+      if (comment.parent !== null) void client.invalidateQueries({ queryKey: keys.message(comment.parent.id) });
       break;
     }
     case 'file': {
-      const file = data as FileObject;
+      const file = live.data;
       client.setQueryData(keys.file(file.id), file);
       fileEvents.dispatchEvent(new CustomEvent<FileObject>('file', { detail: file }));
       break;
     }
+    case 'resync': // answered above, before its data is read
+    case 'closed': // the stream's own business (lib/events.ts waits as told)
+      break;
   }
 }
 

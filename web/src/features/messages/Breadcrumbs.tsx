@@ -1,8 +1,8 @@
 import { useQueries } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { keys } from '../../api/queries';
-import type { Message } from '../../api/types';
-import { api } from '../../lib/api';
+import type { Message } from '@kith/common';
+import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { truncate } from '../../lib/links';
 import styles from './Breadcrumbs.module.css';
@@ -24,7 +24,7 @@ export function Breadcrumbs({ message }: { message: Message }) {
   const ancestors = useQueries({
     queries: ids.map((id) => ({
       queryKey: keys.message(id),
-      queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Message>(`/api/messages/${id}`, signal),
+      queryFn: ({ signal }: { signal: AbortSignal }) => call('GET /api/messages/{id}', { params: { id }, signal }),
     })),
   });
   return (

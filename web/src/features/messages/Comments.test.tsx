@@ -3,21 +3,33 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
-import type { Me, Message, Ref } from '../../api/types';
+import type { Me, Message, MessageRef } from '@kith/common';
 import { initI18n } from '../../lib/i18n';
 import { Comments } from './Comments';
 
-const me: Me = { id: 'me', name: 'Ana', login: 'ana@example.org', avatar: null, groups: [], data: {} };
+const me: Me = {
+  id: 'me',
+  entityType: 'user',
+  name: 'Ana',
+  login: 'ana@example.org',
+  avatar: null,
+  groups: [],
+  data: {},
+  createdAt: 1767268800,
+  lastActivityDate: 1767268800,
+};
 
 function comment(n: number): Message {
   return {
     id: `c${n}`,
+    entityType: 'message',
+    type: 'standard',
     createdAt: 1767268800 + n,
     lastActivityDate: 1767268800 + n,
     data: { text: `Comment number ${n}` },
-    author: { id: 'ben', name: 'Ben', avatar: null },
-    group: { id: 'g', name: 'Family' },
-    parent: { id: 'root' },
+    author: { id: 'ben', entityType: 'user', name: 'Ben', avatar: null },
+    group: { id: 'g', entityType: 'group', name: 'Family' },
+    parent: { id: 'root', entityType: 'message' },
     lineage: ['root'],
     children: [],
     files: [],
@@ -32,7 +44,11 @@ function setup(count: number, focusId?: string) {
   const client = createQueryClient();
   client.setQueryData(keys.me, me);
   for (let n = 1; n <= count + 1; n++) client.setQueryData(keys.message(`c${n}`), comment(n));
-  const items = (total: number): Ref[] => Array.from({ length: total }, (_, i) => ({ id: `c${i + 1}` }));
+  const items = (total: number): MessageRef[] =>
+    Array.from({ length: total }, (_, i) => ({
+      id: `c${i + 1}`,
+      entityType: 'message',
+    }));
   const view = (total: number) => (
     <QueryClientProvider client={client}>
       <MemoryRouter>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useMessage } from '../../api/queries';
-import type { Ref } from '../../api/types';
+import type { MessageRef } from '@kith/common';
 import { Spinner } from '../../components/Spinner';
 import {
   type CommentWindow,
@@ -59,7 +59,7 @@ function Comment({ id, highlighted }: { id: string; highlighted: boolean }) {
  * The window of child comments: the last 5, or those around the named child; previous and next
  * links in steps of 10; a new comment reveals all of them (product spec §2, §9).
  */
-export function Comments({ items, focusId }: { items: Ref[]; focusId?: string }) {
+export function Comments({ items, focusId }: { items: MessageRef[]; focusId?: string }) {
   const { t } = useTranslation();
   const count = items.length;
   const [window, setWindow] = useState<CommentWindow>(() =>

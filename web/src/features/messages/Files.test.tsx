@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createQueryClient } from '../../api/queries';
-import type { FileObject } from '../../api/types';
+import type { FileObject } from '@kith/common';
 import { initI18n } from '../../lib/i18n';
 import { Files } from './Files';
 
@@ -17,6 +17,7 @@ const file = (overrides: Partial<FileObject>): FileObject => ({
   name: 'Minutes.pdf',
   progress: null,
   createdAt: 1767268800,
+  error: null,
   ...overrides,
 });
 
@@ -50,7 +51,7 @@ describe('Files', () => {
   });
 
   it('names a PDF without a name by its kind', () => {
-    renderFiles([file({ name: null })]);
+    renderFiles([file({ name: '' })]);
     const link = screen.getByRole('link', { name: 'Download PDF document' });
     expect(link.hasAttribute('download')).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import { useFile } from '../../api/queries';
-import type { FileObject } from '../../api/types';
+import type { FileObject } from '@kith/common';
 import { fileUrl, imageUrl } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import styles from './Files.module.css';
@@ -65,11 +65,11 @@ export function Files({ files }: { files: FileObject[] }) {
               type="button"
               className={styles.imageButton}
               onClick={() => setOpen(index)}
-              aria-label={t('files.open_image', { name: file.name ?? '' })}
+              aria-label={t('files.open_image', { name: file.name })}
             >
               <img
                 src={grid ? imageUrl('crop', '320/180', file.id) : imageUrl('thumbnail', '1366/99999', file.id)}
-                alt={file.name ?? ''}
+                alt={file.name}
                 loading="lazy"
               />
             </button>
@@ -84,16 +84,16 @@ export function Files({ files }: { files: FileObject[] }) {
             key={file.id}
             className={styles.pdf}
             href={fileUrl(file.contentUrl)}
-            download={file.name ?? ''}
-            aria-label={t('files.download_named', { name: file.name ?? t('files.pdf') })}
+            download={file.name}
+            aria-label={t('files.download_named', { name: file.name || t('files.pdf') })}
           >
             <img src={imageUrl('thumbnail', '420/994', file.id)} alt="" loading="lazy" />
-            <span>{file.name ?? t('files.pdf')}</span>
+            <span>{file.name || t('files.pdf')}</span>
             <span className={styles.pdfAction}>{t('files.download')}</span>
           </a>
         ) : kind(file.type) === 'other' ? (
           <a key={file.id} href={fileUrl(file.contentUrl)} download>
-            {file.name ?? t('files.download')}
+            {file.name || t('files.download')}
           </a>
         ) : (
           <MediaFile key={file.id} file={file} />
@@ -102,7 +102,7 @@ export function Files({ files }: { files: FileObject[] }) {
       {open !== null && (
         <Suspense fallback={null}>
           <Lightbox
-            images={images.map((file) => ({ src: imageUrl('thumbnail', '2048/99999', file.id), alt: file.name ?? '' }))}
+            images={images.map((file) => ({ src: imageUrl('thumbnail', '2048/99999', file.id), alt: file.name }))}
             index={open}
             onIndexChange={setOpen}
             onClose={() => setOpen(null)}

@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
-import type { LinkPreview } from '../../api/types';
+import type { LinkPreview } from '@kith/common';
 import { initI18n } from '../../lib/i18n';
 import { embedSource, LinkCard } from './LinkCard';
 
@@ -21,8 +21,10 @@ function renderCard(preview: LinkPreview) {
 const base: LinkPreview = {
   id: 'l',
   url: URL_,
-  data: { title: 'A tide film', description: 'Waves' },
-  preview: { id: 'p' },
+  entityType: 'link',
+  updatedAt: 1767268800,
+  data: { title: 'A tide film', description: 'Waves', origin: URL_ },
+  preview: { id: 'p', entityType: 'file' },
 };
 
 afterEach(cleanup);
@@ -62,7 +64,7 @@ describe('LinkCard', () => {
   });
 
   it('shows nothing for a failed fetch', () => {
-    const { container } = renderCard({ ...base, data: { exception: 'timeout' } });
+    const { container } = renderCard({ ...base, data: { origin: URL_, exception: 'timeout' } });
     expect(container.innerHTML).toBe('');
   });
 });

@@ -1,4 +1,4 @@
-import type { Message } from '../../api/types';
+import type { Message } from '@kith/common';
 import { firstUrl } from '../../lib/links';
 import { Files } from './Files';
 import { LinkCard } from './LinkCard';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { Message } from '../../api/types';
+import type { Message } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { bcp47, useTranslation } from '../../lib/i18n';
 import { formatRelativeTime, relativeTime } from '../../lib/time';

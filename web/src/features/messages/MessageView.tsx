@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { keys, useMe } from '../../api/queries';
-import type { Message } from '../../api/types';
+import type { Message } from '@kith/common';
 import { Dropdown } from '../../components/Dropdown';
 import { useTranslation } from '../../lib/i18n';
 import { Writer } from '../composer/Writer';

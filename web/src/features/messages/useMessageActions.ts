@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { keys } from '../../api/queries';
-import type { Message } from '../../api/types';
-import { api } from '../../lib/api';
+import type { Message } from '@kith/common';
+import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { showAlert } from '../../lib/notify';
 
@@ -15,7 +15,7 @@ export function useMessageActions() {
     async (message: Message): Promise<boolean> => {
       if (!window.confirm(t('message.ask_delete_message'))) return false;
       try {
-        await api.delete(`/api/messages/${message.id}`);
+        await call('DELETE /api/messages/{id}', { params: { id: message.id } });
       } catch {
         showAlert('errors.generic', 'danger');
         return false;
@@ -38,10 +38,7 @@ export function useMessageActions() {
   const publish = useCallback(
     async (message: Message) => {
       try {
-        const answer = await api.put<Message>(`/api/messages/${message.id}`, {
-          isInFront: true,
-          lastActivityDate: Math.floor(Date.now() / 1000),
-        });
+        const answer = await call('PUT /api/messages/{id}', { params: { id: message.id }, body: { isInFront: true } });
         client.setQueryData(keys.message(message.id), answer);
         if (message.group) void client.invalidateQueries({ queryKey: keys.feed(message.group.id) });
         showAlert('message.published');

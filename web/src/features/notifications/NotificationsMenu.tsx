@@ -1,7 +1,7 @@
 import { useNavigate } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { useNotifications } from '../../api/queries';
-import type { Notification } from '../../api/types';
+import type { Notification } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import { unreadCount } from '../../lib/newness';

@@ -1,4 +1,4 @@
-import type { Notification } from '../../api/types';
+import type { Notification } from '@kith/common';
 import type { TFunction } from '../../lib/i18n';
 import { truncate } from '../../lib/links';
 

@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { keys } from '../../api/queries';
-import type { Notification } from '../../api/types';
-import { api } from '../../lib/api';
+import type { Notification } from '@kith/common';
+import { call } from '../../lib/api';
 import { showAlert } from '../../lib/notify';
 
 /** Read one, read all (one call), remove: applied to the list at once, then on the server. */
@@ -22,7 +22,9 @@ export function useNotificationActions() {
     (ids: string[]) => {
       if (ids.length === 0) return;
       update((list) => list.map((n) => (ids.includes(n.id) ? { ...n, read: true } : n)));
-      Promise.all(ids.map((id) => api.put(`/api/notifications/${id}`, { read: true }))).catch(onError);
+      Promise.all(ids.map((id) => call('PUT /api/notifications/{id}', { params: { id }, body: { read: true } }))).catch(
+        onError,
+      );
     },
     [update, onError],
   );
@@ -30,13 +32,13 @@ export function useNotificationActions() {
   const markAllRead = useCallback(() => {
     update((list) => list.map((n) => ({ ...n, read: true })));
     // `before` keeps a notification that arrives meanwhile unread (contract §11.2).
-    api.post('/api/me/notifications/read-all', { before: Math.floor(Date.now() / 1000) }).catch(onError);
+    call('POST /api/me/notifications/read-all', { body: { before: Math.floor(Date.now() / 1000) } }).catch(onError);
   }, [update, onError]);
 
   const remove = useCallback(
     (id: string) => {
       update((list) => list.filter((n) => n.id !== id));
-      api.delete(`/api/notifications/${id}`).catch(onError);
+      call('DELETE /api/notifications/{id}', { params: { id } }).catch(onError);
     },
     [update, onError],
   );
