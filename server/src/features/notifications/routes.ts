@@ -2,14 +2,15 @@ import { LIMITS, Notification, NotificationUpdateBody, ReadAllAnswer, ReadAllBod
 import { Type, type TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { invalidField, notFound } from '../../lib/errors.js';
-import { parseId } from '../../lib/ids.js';
+import { invalidField } from '../../lib/errors.js';
 import { parseLimit } from '../../lib/params.js';
 import { Body } from '../../lib/body.js';
 import { requireUser } from '../../http/auth.js';
 import { describeRoute } from '../../http/route-schema.js';
 import { presentNotification } from './presenter.js';
-import { findOwnNotification, listNotifications } from './queries.js';
+import { canDeleteNotification, canReadNotification, canUpdateNotification } from './policy.js';
+import { listNotifications } from './queries.js';
+import { loadNotificationFor } from './service.js';
 
 const tag = 'notifications';
 
@@ -62,13 +63,6 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     },
   );
 
-  const loadOwn = async (userId: string, rawId: string) => {
-    const id = parseId(rawId);
-    const n = id === null ? undefined : await findOwnNotification(ctx.db.kysely, userId, id);
-    if (n === undefined) throw notFound();
-    return n;
-  };
-
   const one = (summary: string, response: Record<number, TSchema | null>, body?: TSchema) =>
     describeRoute({
       summary,
@@ -83,7 +77,10 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
   app.get<{ Params: { id: string } }>(
     '/notifications/:id',
     { schema: one('One notification', { 200: Notification }) },
-    async (request) => presentNotification(await loadOwn(requireUser(request).id, request.params.id)),
+    async (request) =>
+      presentNotification(
+        await loadNotificationFor(ctx.db.kysely, requireUser(request), request.params.id, canReadNotification),
+      ),
   );
 
   app.put<{ Params: { id: string } }>(
@@ -91,7 +88,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     { schema: one('Mark a notification read or unread', { 200: Notification }, NotificationUpdateBody) },
     async (request) => {
       const user = requireUser(request);
-      const n = await loadOwn(user.id, request.params.id);
+      const n = await loadNotificationFor(ctx.db.kysely, user, request.params.id, canUpdateNotification);
       const read = Body.of(request.body).boolean('read');
       if (read === undefined) return presentNotification(n);
       await ctx.db.kysely
@@ -107,7 +104,12 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     '/notifications/:id',
     { schema: one('Delete a notification', { 204: null }) },
     async (request, reply) => {
-      const n = await loadOwn(requireUser(request).id, request.params.id);
+      const n = await loadNotificationFor(
+        ctx.db.kysely,
+        requireUser(request),
+        request.params.id,
+        canDeleteNotification,
+      );
       await ctx.db.kysely.deleteFrom('notifications').where('id', '=', n.id).execute();
       return reply.code(204).send();
     },
