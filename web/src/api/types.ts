@@ -65,6 +65,8 @@ export interface Message {
   isInFront: boolean;
   isPublic: boolean;
   isDeleted: boolean;
+  /** Kith addition: what the caller may do with this message, decided by the server. */
+  can: { edit: boolean; delete: boolean; publish: boolean };
 }
 
 /** A group-page card (contract §2.5, §11.1): `children` is a count. */
