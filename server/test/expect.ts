@@ -52,9 +52,10 @@ export function expectError(
 // The exact keys of the contract's objects, written out here (not taken from the server's schemas)
 // so the tests check the code against the contract, not against itself.
 
-/** The Message object (§2.4). */
+/** The Message object (§2.4), with Kith's `can` (what the caller may do with it). */
 export const MESSAGE_KEYS = [
   'author',
+  'can',
   'children',
   'createdAt',
   'data',
@@ -71,6 +72,9 @@ export const MESSAGE_KEYS = [
   'preview',
   'type',
 ].sort();
+
+/** The Message's `can` for a caller who may do nothing with it (not the author, a visitor, a placeholder). */
+export const CANNOT = { edit: false, delete: false, publish: false };
 
 /** The Message preview, a card (§2.5). */
 export const PREVIEW_KEYS = [

@@ -176,6 +176,20 @@ const MessageCommon = {
   isDeleted: Type.Boolean(),
 };
 
+/** What the caller may do with a message (Kith addition to §2.4). */
+export const MessageAbilities = Type.Object(
+  {
+    edit: Type.Boolean({ description: 'change data and files (PUT /api/messages/{id})' }),
+    delete: Type.Boolean({ description: 'DELETE /api/messages/{id}' }),
+    publish: Type.Boolean({ description: 'show this reply on the group page (PUT with isInFront true)' }),
+  },
+  {
+    description:
+      'Kith addition: what the caller may do with this message, so clients need not re-derive the rules; all false on the public view',
+  },
+);
+export type MessageAbilities = Static<typeof MessageAbilities>;
+
 /** A message (§2.4). */
 export const Message = Type.Object({
   ...MessageCommon,
@@ -185,6 +199,7 @@ export const Message = Type.Object({
   children: Type.Array(MessageRef, { description: 'direct replies, oldest first' }),
   files: Type.Array(FileObject),
   isPublic: Type.Boolean(),
+  can: MessageAbilities,
 });
 export type Message = Static<typeof Message>;
 

@@ -1,18 +1,12 @@
 import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { unauthenticated } from '../../http/auth.js';
 import { route, type RouteRequest } from '../../http/route.js';
 import { ApiError, notFound } from '../../lib/errors.js';
-import { parseId } from '../../lib/ids.js';
 import type { ByteRange } from '../../storage/file-store.js';
-import { userFromMediaCookie } from '../auth/media-cookie.js';
+import { fileForBytes, fileForImage, fileForMetadata } from './access.js';
 import { ensureImage, imageEtag, parseImageRequest, type ImageFormat } from './images.js';
-import { grantedMessages, hasPublicCookie, isFileGranted } from '../messages/public-grants.js';
-import type { UserRow } from '../users/queries.js';
-import { canReadFile } from './policy.js';
 import { presentFile } from './presenter.js';
-import { findFile, type FileRow } from './queries.js';
 import {
   discardUpload,
   missingFile,
@@ -21,7 +15,6 @@ import {
   takeUploadAllowance,
   type ReceivedUpload,
 } from './service.js';
-import { checkImageSignature, checkSignature } from './signing.js';
 
 /** Headers of every served file (contract §7.3): no sniffing, no scripts, no plugins. */
 const FILE_HEADERS = {
@@ -67,42 +60,6 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
   if (start >= size || end < start) return 'unsatisfiable';
   return { start, end };
-}
-
-/**
- * The file a request may read (contract §1.8): by the caller's own rights (header, or the media
- * cookie for images), else by a `kith_public` grant (rule 5). With neither a caller nor a public
- * cookie: 401 as for a keyed route; a file not readable either way: 404.
- */
-async function readableFile(
-  ctx: AppContext,
-  request: FastifyRequest,
-  user: UserRow | null,
-  rawId: string,
-): Promise<FileRow> {
-  const withCookie = request.authProblem === 'missing' || user !== null ? hasPublicCookie(request) : false;
-  if (user === null && !withCookie) throw unauthenticated(request);
-  const id = parseId(rawId);
-  const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
-  if (file === undefined) throw notFound();
-  if (user !== null && (await canReadFile(ctx.db.kysely, user.id, file))) return file;
-  if (withCookie && (await isFileGranted(ctx.db.kysely, await grantedMessages(ctx, request), file.id))) return file;
-  throw notFound();
-}
-
-/** The file of a signed image URL (src/features/files/signing.ts): 404 when bad, 403 when expired. */
-async function signedImageFile(
-  ctx: AppContext,
-  params: { type: string; w: string; h: string; id: string },
-  query: { exp?: unknown; sig?: unknown },
-): Promise<FileRow> {
-  const verdict = checkImageSignature(ctx.config.secretKey, params, query.exp, query.sig, ctx.clock.now());
-  if (verdict === 'bad') throw notFound();
-  if (verdict === 'expired') throw new ApiError(403, 'url_expired', 'This picture link has expired');
-  const id = parseId(params.id);
-  const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
-  if (file === undefined) throw notFound();
-  return file;
 }
 
 /** An error of the multipart parser (busboy), as opposed to one of the upload's own checks. */
@@ -206,24 +163,15 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
   });
 
-  route(app, 'GET /api/files/{id}', async (request, _reply, user) =>
-    presentFile(ctx, await readableFile(ctx, request, user, request.params.id)),
+  route(app, 'GET /api/files/{id}', async (request) =>
+    presentFile(ctx, await fileForMetadata(ctx, request, request.params.id)),
   );
 
   // Fastify answers HEAD from the GET (the picture is small, its length is set).
-  route(app, 'GET /api/images/{type}/{w}/{h}/{id}', async (request, reply, caller) => {
-    const { type, w, h, id } = request.params;
+  route(app, 'GET /api/images/{type}/{w}/{h}/{id}', async (request, reply) => {
+    const { type, w, h } = request.params;
     const image = parseImageRequest(type, w, h);
-    let file: FileRow;
-    if (request.query.sig !== undefined && caller === null) {
-      // A picture in a digest e-mail: the signed URL is the permission (docs/decisions.md).
-      file = await signedImageFile(ctx, request.params, request.query);
-    } else {
-      // The header, else the media cookie, else a public-link grant (contract §1.9).
-      const user = caller ?? (request.authProblem === 'missing' ? await userFromMediaCookie(ctx, request) : null);
-      if (user === null && !hasPublicCookie(request)) throw unauthenticated(request);
-      file = await readableFile(ctx, request, user, id);
-    }
+    const file = await fileForImage(ctx, request, request.params, request.query);
     const format: ImageFormat = /\bimage\/webp\b/.test(request.headers.accept ?? '') ? 'webp' : 'jpeg';
     const etag = imageEtag(file, image, format);
     // Set on the picture and on 304 only: a 404 (no picture can be made) must not be kept a day.
@@ -254,18 +202,8 @@ export async function fileBytesRoutes(app: FastifyInstance, ctx: AppContext): Pr
 }
 
 async function serveFileBytes(ctx: AppContext, request: RouteRequest<'GET /files/{name}'>, reply: FastifyReply) {
-  const { name } = request.params;
   const { exp, sig } = request.query;
-  const match = /^([0-9a-f-]{36})\.([a-z0-9]{1,8})$/.exec(name);
-  const id = match === null ? null : parseId(match[1] ?? '');
-  if (match === null || id === null) throw notFound();
-  const verdict = checkSignature(ctx.config.secretKey, name, exp, sig, ctx.clock.now());
-  if (verdict === 'bad') throw notFound();
-  if (verdict === 'expired') {
-    throw new ApiError(403, 'url_expired', 'This file link has expired. Ask for a fresh one');
-  }
-  const file = await findFile(ctx.db.kysely, id);
-  if (file === undefined || file.ext !== match[2]) throw notFound();
+  const file = await fileForBytes(ctx, request.params.name, exp, sig);
   const stored = await ctx.files.stat(file.storage_key);
   if (stored === null) throw notFound();
 

@@ -4,15 +4,14 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Metadata, OutputInfo } from 'sharp';
 import { loadSharp } from '../../media/sharp.js';
 import type { AppContext } from '../../context.js';
-import { ApiError, featureDisabled, notFound } from '../../lib/errors.js';
+import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { uploadAvailable } from '../../media/tools.js';
 import { Throttle } from '../auth/throttles.js';
 import type { UserRow } from '../users/queries.js';
 import { isShowable, MAX_IMAGE_RATIO } from './images.js';
-import { canReadFile } from './policy.js';
 import { presentFile, type FileObject } from './presenter.js';
-import { findFile, type FileRow } from './queries.js';
+import type { FileRow } from './queries.js';
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
 const MAX_IMAGE_SIDE = 4096;
@@ -298,16 +297,4 @@ function fileRow(
 /** Counts an upload against the caller's hourly allowance (contract §1.6). */
 export function takeUploadAllowance(ctx: AppContext, user: UserRow): void {
   new Throttle(ctx.limiter, 'uploadsPerUser', user.id).take();
-}
-
-/** A file the caller may read (contract §1.8), else 404 like an unknown one. */
-export async function loadReadableFile(ctx: AppContext, user: UserRow, id: string | null): Promise<FileRow> {
-  const file = id === null ? undefined : await findFile(ctx.db.kysely, id);
-  if (file === undefined || !(await canReadFile(ctx.db.kysely, user.id, file))) throw notFound();
-  return file;
-}
-
-/** GET /api/files/{id} (contract §7.2): the File object with a fresh signed name. */
-export async function getFile(ctx: AppContext, user: UserRow, id: string | null): Promise<FileObject> {
-  return presentFile(ctx, await loadReadableFile(ctx, user, id));
 }

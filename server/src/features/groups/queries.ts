@@ -1,7 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, GroupsTable } from '../../db/schema.js';
+import type { Database, GroupsTable, MembershipsTable } from '../../db/schema.js';
 
 export type GroupRow = Selectable<GroupsTable>;
+/** A row of a group's member list, as the access rules need it. */
+export type Membership = Pick<Selectable<MembershipsTable>, 'group_id' | 'user_id'>;
 type Q = Kysely<Database>;
 
 export function findGroupById(db: Q, id: string): Promise<GroupRow | undefined> {
@@ -21,14 +23,14 @@ export function findGroupByName(db: Q, name: string): Promise<GroupRow | undefin
   return db.selectFrom('groups').selectAll().where('name', '=', name).orderBy('created_at').limit(1).executeTakeFirst();
 }
 
-export async function isMember(db: Q, groupId: string, userId: string): Promise<boolean> {
-  const row = await db
+/** The user's row in the group's member list, if they are a member (the facts of groups/policy.ts). */
+export function findMembership(db: Q, groupId: string, userId: string): Promise<Membership | undefined> {
+  return db
     .selectFrom('memberships')
-    .select('user_id')
+    .select(['group_id', 'user_id'])
     .where('group_id', '=', groupId)
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Members in the order they joined, with what the group object shows of each. */

@@ -5,7 +5,15 @@ import { ApiError, featureDisabled, missingField, notFound } from '../../lib/err
 import { newId } from '../../lib/ids.js';
 import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
-import { findGroupById, findGroupBySecretKey, isMember, listMembers, type GroupRow } from './queries.js';
+import {
+  findGroupById,
+  findGroupBySecretKey,
+  findMembership,
+  listMembers,
+  type GroupRow,
+  type Membership,
+} from './queries.js';
+import { canLeaveGroup, canRenameGroup, canResetInviteKey, canSeeGroup } from './policy.js';
 import { presentGroup, presentGroupRef } from './presenter.js';
 
 /** A group name from a request: `missing_field` when absent, `invalid_name` when it breaks the rule. */
@@ -73,10 +81,17 @@ export async function addMember(
   return { joined: true, notifications };
 }
 
-/** Loads a group the caller belongs to; anything else is 404, so ids cannot be probed (contract §1.8). */
-async function loadMemberGroup(tx: Tx, groupId: string, user: UserRow): Promise<GroupRow> {
+/** A rule of groups/policy.ts: may this caller do it to this group? */
+type GroupAbility = (user: UserRow, group: GroupRow, membership: Membership | undefined) => boolean;
+
+/**
+ * Loads a group for an action `ability` allows; anything else is 404, like a group that does not
+ * exist, so ids cannot be probed (contract §1.8).
+ */
+async function loadGroupFor(tx: Tx, groupId: string, user: UserRow, ability: GroupAbility): Promise<GroupRow> {
   const group = await findGroupById(tx, groupId);
-  if (group === undefined || !(await isMember(tx, group.id, user.id))) throw notFound();
+  const membership = group === undefined ? undefined : await findMembership(tx, group.id, user.id);
+  if (group === undefined || !ability(user, group, membership)) throw notFound();
   return group;
 }
 
@@ -97,13 +112,13 @@ export function createGroup(ctx: AppContext, user: UserRow, rawName: string | un
 
 /** GET /api/groups/{id}: always built from current data (contract §1.4). */
 export function getGroup(ctx: AppContext, user: UserRow, groupId: string) {
-  return transaction(ctx, async (tx) => groupAnswer(ctx, tx, await loadMemberGroup(tx, groupId, user)));
+  return transaction(ctx, async (tx) => groupAnswer(ctx, tx, await loadGroupFor(tx, groupId, user, canSeeGroup)));
 }
 
 /** PUT /api/groups/{id}: only `name` is read; a real change notifies the other members. */
 export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, rawName: string | undefined) {
   return transaction(ctx, async (tx, afterCommit) => {
-    const group = await loadMemberGroup(tx, groupId, user);
+    const group = await loadGroupFor(tx, groupId, user, canRenameGroup);
     if (rawName === undefined) return groupAnswer(ctx, tx, group);
     const name = readGroupName(rawName);
     if (name !== group.name) {
@@ -135,7 +150,7 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
  */
 export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
   return transaction(ctx, async (tx, afterCommit) => {
-    const group = await loadMemberGroup(tx, groupId, user);
+    const group = await loadGroupFor(tx, groupId, user, canLeaveGroup);
     const now = ctx.clock.now();
     await tx.deleteFrom('memberships').where('group_id', '=', group.id).where('user_id', '=', user.id).execute();
     await tx.deleteFrom('notifications').where('user_id', '=', user.id).where('from_group_id', '=', group.id).execute();
@@ -183,7 +198,7 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
 /** POST /api/groups/{id}/reset-invite-key: the old key stops working at once. */
 export function resetInviteKey(ctx: AppContext, user: UserRow, groupId: string) {
   return transaction(ctx, async (tx) => {
-    await loadMemberGroup(tx, groupId, user);
+    await loadGroupFor(tx, groupId, user, canResetInviteKey);
     if (!ctx.config.showInvitationLinks) throw featureDisabled('Invitation links are turned off on this instance');
     const inviteKey = newId();
     await tx.updateTable('groups').set({ secret_key: inviteKey }).where('id', '=', groupId).execute();

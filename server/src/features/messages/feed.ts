@@ -2,6 +2,7 @@ import { LIMITS, type FeedItem, type Message } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
+import { canSeeGroup } from '../groups/policy.js';
 import type { UserRow } from '../users/queries.js';
 import { presentFeedItem } from './presenter.js';
 import {
@@ -14,11 +15,11 @@ import {
 } from './queries.js';
 import { messageAnswer } from './service.js';
 
-/** The group's front message count, after checking that the caller is a member (404 otherwise). */
+/** The group's front message count, once the caller may see the group (404 otherwise, §1.8). */
 async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<number> {
-  const frontCount = await memberFrontCount(db, groupId, user.id);
-  if (frontCount === undefined) throw notFound();
-  return frontCount;
+  const found = await memberFrontCount(db, groupId, user.id);
+  if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
+  return found.frontCount;
 }
 
 /** GET /api/groups/{id}/page/{page} (contract §5.4): ids of front messages, 30 a page. */
@@ -140,5 +141,5 @@ export async function randomMessage(ctx: AppContext, user: UserRow, groupId: str
   if (total === 0) return null;
   const offset = Math.floor(Math.random() * total);
   const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();
-  return row === undefined ? null : messageAnswer(ctx, row.id);
+  return row === undefined ? null : messageAnswer(ctx, row.id, user);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
-import { expectError, UUID_V4, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
+import { CANNOT, expectError, UUID_V4, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../groups/queries.js';
@@ -179,10 +179,11 @@ describe('POST /api/messages (§6.1)', () => {
       isInFront: true,
       isPublic: false,
       isDeleted: false,
+      can: { edit: true, delete: true, publish: false },
     });
     expect(res.body.id).not.toBe(sentId);
-    // What was answered is what was stored.
-    expect(await read(ben, res.body.id)).toEqual(res.body);
+    // What was answered is what was stored; another member may do nothing with it.
+    expect(await read(ben, res.body.id)).toEqual({ ...res.body, can: CANNOT });
   });
 
   it('keeps data.no_embed and leaves out the data keys that were never set', async () => {
@@ -605,7 +606,7 @@ describe('PUT /api/messages/{id} (§6.3)', () => {
     expect(res.status, res.text).toBe(200);
     expect(keysOf(res.body)).toEqual(MESSAGE_KEYS);
     expect(res.body).toEqual({ ...original, data: { text: 'New text' } });
-    expect(await read(ben, original.id)).toEqual(res.body);
+    expect(await read(ben, original.id)).toEqual({ ...res.body, can: CANNOT });
   });
 
   it('leaves data alone when the body has no data', async () => {
@@ -673,7 +674,12 @@ describe('PUT /api/messages/{id} (§6.3)', () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(keysOf(res.body)).toEqual(MESSAGE_KEYS);
-    expect(res.body).toEqual({ ...child, isInFront: true, lastActivityDate: seconds(now) });
+    expect(res.body).toEqual({
+      ...child,
+      isInFront: true,
+      lastActivityDate: seconds(now),
+      can: { ...child.can, publish: false },
+    });
     expect((await groupOf(ben, group)).lastActivityDate).toBe(seconds(now));
     const after = await page(ben, group);
     expect(after.messages[0]).toBe(child.id);
@@ -881,6 +887,7 @@ describe('DELETE /api/messages/{id} (§6.4, §10.3)', () => {
       isPublic: false,
       isDeleted: true,
       children: [messageRef(below.id)],
+      can: CANNOT,
     });
     expect((await read(ana, root.id)).children).toEqual([messageRef(middle.id)]);
     const answer = await read(ana, below.id);

@@ -2,6 +2,8 @@ import type { FeedItem, FileObject, Message, MessagePreview } from '@kith/common
 import { toSeconds } from '../../lib/clock.js';
 import { presentGroupRef } from '../groups/presenter.js';
 import { presentUser } from '../users/presenter.js';
+import type { UserRow } from '../users/queries.js';
+import { messageAbilities } from './policy.js';
 import { lineageOf, type MessageRow, type MessageView } from './queries.js';
 
 /** `data` with only the keys that were set; `{}` on a placeholder (contract §2.4). */
@@ -41,14 +43,15 @@ function presentCommon(m: MessageView, preview: FileObject | null) {
 }
 
 /**
- * The full message (contract §2.4). A stored link is not "active" while the operator has public
- * links turned off (§6.6).
+ * The full message (contract §2.4) as `viewer` sees it: `can` says what they may do with it
+ * (messages/policy.ts; `null` is a public-link visitor). A stored link is not "active" while the
+ * operator has public links turned off (§6.6).
  */
 export function presentMessage(
   m: MessageView,
   children: string[],
   files: FileObject[],
-  options: { publicLinks: boolean; linkPreview?: FileObject | null },
+  options: { publicLinks: boolean; linkPreview?: FileObject | null; viewer: Pick<UserRow, 'id'> | null },
 ): Message {
   const shown = m.is_deleted === 1 ? [] : files;
   return {
@@ -58,6 +61,7 @@ export function presentMessage(
     children: children.map((id) => ({ id, entityType: 'message' as const })),
     files: shown,
     isPublic: options.publicLinks && m.public_token !== null,
+    can: messageAbilities(options.viewer, m),
   };
 }
 
@@ -83,10 +87,10 @@ export function presentFeedItem(
   return { ...card, truncated, unread };
 }
 
-/** The public view (contract §6.7): no author, group, parent, lineage or children. */
+/** The public view (contract §6.7): no author, group, parent, lineage or children; nothing it may do. */
 export function presentPublicMessage(m: MessageView, files: FileObject[], linkPreview: FileObject | null): Message {
   return {
-    ...presentMessage(m, [], files, { publicLinks: true, linkPreview }),
+    ...presentMessage(m, [], files, { publicLinks: true, linkPreview, viewer: null }),
     author: null,
     group: null,
     parent: null,

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { Tx } from '../../db/transaction.js';
 import { hmac, safeEqual } from '../../lib/secrets.js';
 import { readCookie } from '../auth/media-cookie.js';
 import { urlsInText } from '../links/urls.js';
@@ -119,40 +118,6 @@ export async function grantedMessages(
   return rows
     .filter((r) => r.public_token !== null && links.get(r.id) === linkTag(ctx, r.public_token))
     .map((r) => ({ id: r.id, text: r.text }));
-}
-
-/**
- * Readable file rule 5 (contract §1.8): the file is attached to a granted message, or is the preview
- * image of the link of a URL in its text (which covers its card picture, §10.6).
- */
-export async function isFileGranted(
-  db: Tx,
-  messages: { id: string; text: string | null }[],
-  fileId: string,
-): Promise<boolean> {
-  if (messages.length === 0) return false;
-  const attached = await db
-    .selectFrom('message_files')
-    .select('file_id')
-    .where(
-      'message_id',
-      'in',
-      messages.map((m) => m.id),
-    )
-    .where('file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  if (attached !== undefined) return true;
-  const urls = [...new Set(messages.flatMap((m) => urlsInText(m.text)))];
-  if (urls.length === 0) return false;
-  const link = await db
-    .selectFrom('links')
-    .select('id')
-    .where('url', 'in', urls)
-    .where('preview_file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  return link !== undefined;
 }
 
 /** Whether `url` is one of the URLs in the text of a granted message (contract §7.5). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
-import { expectError, MESSAGE_KEYS, keysOf } from '../../../test/expect.js';
+import { CANNOT, expectError, MESSAGE_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../groups/queries.js';
@@ -120,6 +120,7 @@ describe('public links (§6.6, §6.7, §11.3)', () => {
         lineage: [],
         children: [],
         isPublic: true,
+        can: CANNOT,
       });
       expect(res.body.data).toEqual({ title: 'Beach day', text: 'Look at this!', no_embed: true });
       expect(res.body.isInFront).toBe(true);
@@ -139,6 +140,7 @@ describe('public links (§6.6, §6.7, §11.3)', () => {
         lineage: [],
         children: [],
         isPublic: true,
+        can: CANNOT,
       });
       expect(res.body.isInFront).toBe(false);
       expect(res.body.data).toEqual({ text: 'Nice' });

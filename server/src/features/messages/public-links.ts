@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { featureDisabled, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import type { UserRow } from '../users/queries.js';
+import { canShareMessage } from './policy.js';
 import { presentPublicMessage } from './presenter.js';
 import { findMessageViews, linkPreviewsOf, presentedFilesOf } from './queries.js';
 import { loadReadableMessage } from './service.js';
@@ -16,7 +17,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
  */
 export async function getPublicLink(ctx: AppContext, user: UserRow, id: string | null) {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
-  if (message.is_deleted === 1) throw notFound();
+  if (!canShareMessage(message)) throw notFound();
   if (!ctx.config.publicLinks) throw featureDisabled('Public links are turned off on this instance');
   let token = message.public_token;
   if (token === null) {

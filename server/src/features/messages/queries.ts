@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { FileObject } from '@kith/common';
 import type { Database, MessagesTable } from '../../db/schema.js';
+import type { Membership } from '../groups/queries.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../links/urls.js';
@@ -138,17 +139,22 @@ export function frontMessagesQuery(db: Q, groupId: string) {
 }
 
 /**
- * The number of front messages of a group the user belongs to, from the count its triggers keep
- * (migration 0009); undefined when the user is not a member. One query answers both, because every
- * group page and feed request needs both.
+ * The user's membership of a group and the number of its front messages, from the count its
+ * triggers keep (migration 0009); undefined when the user is not a member. One query answers both,
+ * because every group page and feed request needs both.
  */
-export async function memberFrontCount(db: Q, groupId: string, userId: string): Promise<number | undefined> {
+export async function memberFrontCount(
+  db: Q,
+  groupId: string,
+  userId: string,
+): Promise<{ membership: Membership; frontCount: number } | undefined> {
   const row = await db
     .selectFrom('groups as g')
     .innerJoin('memberships as m', 'm.group_id', 'g.id')
-    .select('g.front_count')
+    .select(['g.front_count', 'm.group_id', 'm.user_id'])
     .where('g.id', '=', groupId)
     .where('m.user_id', '=', userId)
     .executeTakeFirst();
-  return row === undefined ? undefined : Number(row.front_count);
+  if (row === undefined) return undefined;
+  return { membership: { group_id: row.group_id, user_id: row.user_id }, frontCount: Number(row.front_count) };
 }

@@ -5,11 +5,12 @@ import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
-import { isMember } from '../groups/queries.js';
+import { canPostInGroup } from '../groups/policy.js';
+import { findMembership } from '../groups/queries.js';
 import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
-import { canEditMessage } from './policy.js';
+import { canDeleteMessage, canEditMessage, canPublishMessage, canReadMessage, canReplyTo } from './policy.js';
 import { presentMessage, presentPreview } from './presenter.js';
 import {
   childCounts,
@@ -38,7 +39,8 @@ const invalidParent = () =>
  */
 export async function loadReadableMessage(db: Tx, user: UserRow, id: string | null): Promise<MessageRow> {
   const message = id === null ? undefined : await findMessage(db, id);
-  if (message === undefined || !(await isMember(db, message.group_id, user.id))) throw notFound();
+  const membership = message === undefined ? undefined : await findMembership(db, message.group_id, user.id);
+  if (message === undefined || !canReadMessage(user, message, membership)) throw notFound();
   return message;
 }
 
@@ -73,8 +75,8 @@ async function fileCount(tx: Tx, messageId: string): Promise<number> {
   return Number(row.n);
 }
 
-/** The full message answer, with children. */
-export async function messageAnswer(ctx: AppContext, id: string): Promise<Message> {
+/** The full message answer, with children, for `viewer` (its `can`). */
+export async function messageAnswer(ctx: AppContext, id: string, viewer: Pick<UserRow, 'id'>): Promise<Message> {
   const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
@@ -86,6 +88,7 @@ export async function messageAnswer(ctx: AppContext, id: string): Promise<Messag
   return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], {
     publicLinks: ctx.config.publicLinks,
     linkPreview: linkPreviews.get(id) ?? null,
+    viewer,
   });
 }
 
@@ -147,11 +150,11 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
   const rawParent = body.id('parent');
 
   const created = await transaction(ctx, async (tx, afterCommit) => {
-    if (!(await isMember(tx, groupId, user.id))) throw notFound();
+    if (!canPostInGroup(user, { id: groupId }, await findMembership(tx, groupId, user.id))) throw notFound();
     let parent: MessageRow | undefined;
     if (rawParent !== undefined && rawParent !== '') {
       parent = rawParent === 'invalid' ? undefined : await findMessage(tx, rawParent);
-      if (parent === undefined || parent.group_id !== groupId || parent.is_deleted === 1) throw invalidParent();
+      if (parent === undefined || !canReplyTo(parent, groupId)) throw invalidParent();
     }
     await checkAttachable(tx, user, files);
     if (isEmptyMessage(data.title, data.text, files.length)) throw emptyMessage();
@@ -191,7 +194,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     if (files.length === 0) afterCommit(() => previewFirstUrlLater(ctx, data.text));
     return message;
   });
-  return messageAnswer(ctx, created.id);
+  return messageAnswer(ctx, created.id, user);
 }
 
 /**
@@ -251,7 +254,7 @@ function announceNewMessage(
 /** GET /api/messages/{id} */
 export async function getMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<Message> {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
-  return messageAnswer(ctx, message.id);
+  return messageAnswer(ctx, message.id, user);
 }
 
 /** GET /api/messages/{id}/preview */
@@ -291,7 +294,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       changes.text = input.data.text;
       changes.no_embed = input.data.noEmbed === null ? null : input.data.noEmbed ? 1 : 0;
     }
-    if (isInFront === true && current.is_in_front === 0) {
+    if (isInFront === true && canPublishMessage(user, current)) {
       // Publishing a reply: it shows on the group page, moved up with its group (contract §10.2).
       changes.is_in_front = 1;
       changes.last_activity_date = now;
@@ -314,7 +317,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     return current;
   });
   if (published) ctx.events.publish({ type: 'message', groupId: message.group_id, messageId: message.id });
-  return messageAnswer(ctx, message.id);
+  return messageAnswer(ctx, message.id, user);
 }
 
 /**
@@ -338,7 +341,7 @@ async function removeMessages(ctx: AppContext, tx: Tx, ids: string[]): Promise<v
 export async function deleteMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<void> {
   await transaction(ctx, async (tx) => {
     const message = await loadReadableMessage(tx, user, id);
-    if (!canEditMessage(user, message)) throw notAuthor();
+    if (!canDeleteMessage(user, message)) throw notAuthor();
 
     if (message.parent_id === null) {
       const thread = await tx.selectFrom('messages').select('id').where('root_id', '=', message.id).execute();

@@ -52,3 +52,8 @@ export function listNotifications(db: Q, userId: string, limit: number): Promise
 export function findOwnNotification(db: Q, userId: string, id: string): Promise<NotificationView | undefined> {
   return selectNotifications(db).where('n.id', '=', id).where('n.user_id', '=', userId).executeTakeFirst();
 }
+
+/** One notification by id, whoever owns it: the routes ask notifications/policy.ts who may see it. */
+export function findNotification(db: Q, id: string): Promise<NotificationView | undefined> {
+  return selectNotifications(db).where('n.id', '=', id).executeTakeFirst();
+}

@@ -1,13 +1,14 @@
 import { LIMITS } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { invalidField, notFound } from '../../lib/errors.js';
-import { parseId } from '../../lib/ids.js';
+import { invalidField } from '../../lib/errors.js';
 import { parseLimit } from '../../lib/params.js';
 import { Body } from '../../lib/body.js';
 import { route } from '../../http/route.js';
 import { presentNotification } from './presenter.js';
-import { findOwnNotification, listNotifications } from './queries.js';
+import { canDeleteNotification, canReadNotification, canUpdateNotification } from './policy.js';
+import { listNotifications } from './queries.js';
+import { loadNotificationFor } from './service.js';
 
 export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
   const list = async (userId: string, rawLimit: string | undefined) => {
@@ -33,19 +34,12 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     return { updated: Number(result.numUpdatedRows) };
   });
 
-  const loadOwn = async (userId: string, rawId: string) => {
-    const id = parseId(rawId);
-    const n = id === null ? undefined : await findOwnNotification(ctx.db.kysely, userId, id);
-    if (n === undefined) throw notFound();
-    return n;
-  };
-
   route(app, 'GET /api/notifications/{id}', async (request, _reply, user) =>
-    presentNotification(await loadOwn(user.id, request.params.id)),
+    presentNotification(await loadNotificationFor(ctx.db.kysely, user, request.params.id, canReadNotification)),
   );
 
   route(app, 'PUT /api/notifications/{id}', async (request, _reply, user) => {
-    const n = await loadOwn(user.id, request.params.id);
+    const n = await loadNotificationFor(ctx.db.kysely, user, request.params.id, canUpdateNotification);
     const read = Body.of(request.body).boolean('read');
     if (read === undefined) return presentNotification(n);
     await ctx.db.kysely
@@ -57,7 +51,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
   });
 
   route(app, 'DELETE /api/notifications/{id}', async (request, reply, user) => {
-    const n = await loadOwn(user.id, request.params.id);
+    const n = await loadNotificationFor(ctx.db.kysely, user, request.params.id, canDeleteNotification);
     await ctx.db.kysely.deleteFrom('notifications').where('id', '=', n.id).execute();
     return reply.code(204).send();
   });

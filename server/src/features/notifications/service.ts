@@ -1,8 +1,11 @@
 import type { NotificationType } from '@kith/common';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/event-bus.js';
-import { newOrderedId } from '../../lib/ids.js';
+import { notFound } from '../../lib/errors.js';
+import { newOrderedId, parseId } from '../../lib/ids.js';
 import { listOtherMemberIds } from '../groups/queries.js';
+import type { UserRow } from '../users/queries.js';
+import { findNotification, type NotificationView } from './queries.js';
 
 /** What a notification says; recipients are chosen by the caller of `notify*`. */
 export interface NotificationInput {
@@ -71,4 +74,23 @@ export async function notifyGroupMembers(
 ): Promise<CreatedNotification[]> {
   const recipients = await listOtherMemberIds(tx, groupId, actorId);
   return notifyUsers(tx, recipients, input, now);
+}
+
+/** A rule of notifications/policy.ts: may this caller do it to this notification? */
+type NotificationAbility = (user: UserRow, notification: NotificationView) => boolean;
+
+/**
+ * The notification `rawId` names, for an action `ability` allows; anything else is 404, like a
+ * notification that does not exist (contract §1.8).
+ */
+export async function loadNotificationFor(
+  db: Tx,
+  user: UserRow,
+  rawId: string,
+  ability: NotificationAbility,
+): Promise<NotificationView> {
+  const id = parseId(rawId);
+  const notification = id === null ? undefined : await findNotification(db, id);
+  if (notification === undefined || !ability(user, notification)) throw notFound();
+  return notification;
 }

@@ -5,7 +5,8 @@ import type { Database } from '../../db/schema.js';
 import type { Body } from '../../lib/body.js';
 import { invalidField, missingField, notFound } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
-import { isMember } from '../groups/queries.js';
+import { canSeeGroup } from '../groups/policy.js';
+import { findMembership } from '../groups/queries.js';
 import type { UserRow } from '../users/queries.js';
 import { highlightTerms, presentSearchAnswer, presentSearchMessage, type SearchRow } from './presenter.js';
 
@@ -89,7 +90,8 @@ async function loadRows(db: Kysely<Database>, groupId: string, ids: string[]): P
  */
 export async function searchMessages(ctx: AppContext, user: UserRow, request: SearchRequest): Promise<SearchAnswer> {
   const db = ctx.db.kysely;
-  if (!(await isMember(db, request.groupId, user.id))) throw notFound();
+  const membership = await findMembership(db, request.groupId, user.id);
+  if (!canSeeGroup(user, { id: request.groupId }, membership)) throw notFound();
   const result = await ctx.search.search(db, request);
   if (result.hits.length === 0) return presentSearchAnswer([], result.total, result.terms);
   const rows = await loadRows(

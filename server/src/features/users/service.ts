@@ -17,7 +17,8 @@ import { newApiKey } from '../auth/api-keys.js';
 import { accountDeletedMail, loginChangedMail, passwordChangedMail } from '../auth/mails.js';
 import { rotateApiKey, type SignedIn } from '../auth/service.js';
 import { queueMail } from '../../mail/queue.js';
-import { isMember } from '../groups/queries.js';
+import { canMakeDefaultGroup } from '../groups/policy.js';
+import { findMembership } from '../groups/queries.js';
 import { canBeAvatarOf } from '../files/policy.js';
 import { findFile } from '../files/queries.js';
 import { canEditUser } from './policy.js';
@@ -119,7 +120,11 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
       changes.default_group_id = null;
     } else if (data.has('default_group')) {
       const groupId = data.id('default_group');
-      if (groupId === undefined || groupId === 'invalid' || !(await isMember(ctx.db.kysely, groupId, caller.id))) {
+      const membership =
+        groupId === undefined || groupId === 'invalid'
+          ? undefined
+          : await findMembership(ctx.db.kysely, groupId, caller.id);
+      if (groupId === undefined || !canMakeDefaultGroup(caller, { id: groupId }, membership)) {
         throw invalidField('data.default_group', 'The default group must be one of your groups');
       }
       changes.default_group_id = groupId;

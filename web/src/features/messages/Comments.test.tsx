@@ -37,6 +37,7 @@ function comment(n: number): Message {
     isInFront: false,
     isPublic: false,
     isDeleted: false,
+    can: { edit: false, delete: false, publish: false },
   };
 }
 

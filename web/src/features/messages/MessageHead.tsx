@@ -7,7 +7,7 @@ import styles from './MessageHead.module.css';
 
 interface MessageHeadProps {
   message: Message;
-  /** Author actions (edit, delete, publish), shown only to the author. */
+  /** The actions `message.can` allows the caller (edit, delete, publish). */
   actions?: ReactNode;
 }
 

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { keys, useMe } from '../../api/queries';
+import { keys } from '../../api/queries';
 import type { Message } from '@kith/common';
 import { Dropdown } from '../../components/Dropdown';
 import { useTranslation } from '../../lib/i18n';
@@ -17,12 +17,12 @@ interface MessageViewProps {
 }
 
 /**
- * One message in view or edit mode; deleted placeholders show as such (product spec §4). Only the
- * author gets edit, delete and publish.
+ * One message in view or edit mode; deleted placeholders show as such (product spec §4). Edit,
+ * delete and publish are offered as the server's `message.can` allows (only the author, publish
+ * only for a reply not yet on the group page): the client does not decide it.
  */
 export function MessageView({ message, onDeleted }: MessageViewProps) {
   const { t } = useTranslation();
-  const { data: me } = useMe();
   const client = useQueryClient();
   const { remove, publish } = useMessageActions();
   const [editing, setEditing] = useState(false);
@@ -36,47 +36,52 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
     );
   }
 
-  const isAuthor = me !== undefined && message.author?.id === me.id;
-  const actions = isAuthor ? (
-    <Dropdown align="right" ariaLabel={t('message.actions')} label={<span aria-hidden="true">⋯</span>}>
-      {(close) => (
-        <>
-          <button
-            type="button"
-            className={styles.item}
-            onClick={() => {
-              close();
-              setEditing(true);
-            }}
-          >
-            {t('message.edit')}
-          </button>
-          {!message.isInFront && (
-            <button
-              type="button"
-              className={styles.item}
-              onClick={() => {
-                close();
-                void publish(message);
-              }}
-            >
-              {t('message.publish')}
-            </button>
-          )}
-          <button
-            type="button"
-            className={`${styles.item} ${styles.danger}`}
-            onClick={() => {
-              close();
-              void remove(message).then((done) => done && onDeleted?.());
-            }}
-          >
-            {t('message.delete')}
-          </button>
-        </>
-      )}
-    </Dropdown>
-  ) : undefined;
+  const { can } = message;
+  const actions =
+    can.edit || can.delete || can.publish ? (
+      <Dropdown align="right" ariaLabel={t('message.actions')} label={<span aria-hidden="true">⋯</span>}>
+        {(close) => (
+          <>
+            {can.edit && (
+              <button
+                type="button"
+                className={styles.item}
+                onClick={() => {
+                  close();
+                  setEditing(true);
+                }}
+              >
+                {t('message.edit')}
+              </button>
+            )}
+            {can.publish && (
+              <button
+                type="button"
+                className={styles.item}
+                onClick={() => {
+                  close();
+                  void publish(message);
+                }}
+              >
+                {t('message.publish')}
+              </button>
+            )}
+            {can.delete && (
+              <button
+                type="button"
+                className={`${styles.item} ${styles.danger}`}
+                onClick={() => {
+                  close();
+                  void remove(message).then((done) => done && onDeleted?.());
+                }}
+              >
+                {t('message.delete')}
+              </button>
+            )}
+          </>
+        )}
+      </Dropdown>
+    ) : undefined;
 
   return (
     <div>
