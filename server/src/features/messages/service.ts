@@ -1,12 +1,12 @@
 import type { Message, MessagePreview } from '@kith/common';
 import type { AppContext } from '../../context.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
 import { isMember } from '../groups/queries.js';
-import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
+import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { canEditMessage } from './policy.js';
@@ -146,7 +146,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
   const files = input.files ?? [];
   const rawParent = body.id('parent');
 
-  const created = await transaction(ctx, async (tx, afterCommit) => {
+  const created = await transaction(ctx, async (tx, effects) => {
     if (!(await isMember(tx, groupId, user.id))) throw notFound();
     let parent: MessageRow | undefined;
     if (rawParent !== undefined && rawParent !== '') {
@@ -186,11 +186,12 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     }
     await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
-    const notifications = await notifyNewMessage(tx, user, message, parent, now);
-    afterCommit(() => announceNewMessage(ctx, message, parent, notifications));
-    if (files.length === 0) afterCommit(() => previewFirstUrlLater(ctx, data.text));
+    // The members' notifications, then the post or reply itself: the order their live events go in.
+    await notifyNewMessage(tx, effects, user, message, parent, now);
+    effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
     return message;
   });
+  if (files.length === 0) previewFirstUrlLater(ctx, data.text);
   return messageAnswer(ctx, created.id);
 }
 
@@ -211,6 +212,7 @@ function previewFirstUrlLater(ctx: AppContext, text: string | null): void {
  */
 async function notifyNewMessage(
   tx: Tx,
+  effects: Effects,
   author: UserRow,
   message: MessageRow,
   parent: MessageRow | undefined,
@@ -219,6 +221,7 @@ async function notifyNewMessage(
   const fromMessage = parent ?? message;
   return notifyGroupMembers(
     tx,
+    effects,
     message.group_id,
     author.id,
     {
@@ -231,21 +234,6 @@ async function notifyNewMessage(
     },
     now,
   );
-}
-
-/** After the commit, so nobody hears of a rolled-back message: the live events. */
-function announceNewMessage(
-  ctx: AppContext,
-  message: MessageRow,
-  parent: MessageRow | undefined,
-  notifications: CreatedNotification[],
-): void {
-  publishNotifications(ctx.events, notifications);
-  ctx.events.publish({
-    type: parent === undefined ? 'message' : 'comment',
-    groupId: message.group_id,
-    messageId: message.id,
-  });
 }
 
 /** GET /api/messages/{id} */
@@ -267,8 +255,8 @@ export async function getPreview(ctx: AppContext, user: UserRow, id: string | nu
 export async function updateMessage(ctx: AppContext, user: UserRow, id: string | null, body: Body): Promise<Message> {
   const input: MessageInput = readMessageInput(body);
   const isInFront = body.boolean('isInFront');
-  let published = false;
-  const message = await transaction(ctx, async (tx, afterCommit) => {
+  let previewText: string | null | undefined;
+  const message = await transaction(ctx, async (tx, effects) => {
     const current = await loadReadableMessage(tx, user, id);
     if (!canEditMessage(user, current)) throw notAuthor();
     if (isInFront === false && current.parent_id === null) {
@@ -296,7 +284,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       changes.is_in_front = 1;
       changes.last_activity_date = now;
       await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', current.group_id).execute();
-      published = true;
+      effects.publish({ type: 'message', groupId: current.group_id, messageId: current.id });
     } else if (isInFront === false && current.is_in_front === 1) {
       changes.is_in_front = 0;
     }
@@ -305,15 +293,13 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     }
     if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
     // The card picture is recomputed (§10.6): without files, from the first URL of the text.
-    if ((input.data !== undefined || input.files !== undefined) && files === 0) {
-      afterCommit(() => previewFirstUrlLater(ctx, text));
-    }
+    if ((input.data !== undefined || input.files !== undefined) && files === 0) previewText = text;
     if (input.data !== undefined) {
       await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
     }
     return current;
   });
-  if (published) ctx.events.publish({ type: 'message', groupId: message.group_id, messageId: message.id });
+  if (previewText !== undefined) previewFirstUrlLater(ctx, previewText);
   return messageAnswer(ctx, message.id);
 }
 
