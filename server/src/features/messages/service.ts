@@ -25,7 +25,7 @@ import {
 import type { FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
 import { findFiles } from '../files/queries.js';
-import { scheduleLinkPreview } from '../links/service.js';
+import { queueLinkPreview } from '../links/service.js';
 import { firstUrlInText } from '../links/urls.js';
 
 const notAuthor = () => new ApiError(403, 'not_author', 'Only the author can do this');
@@ -189,21 +189,11 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     // The members' notifications, then the post or reply itself: the order their live events go in.
     await notifyNewMessage(tx, effects, user, message, parent, now);
     effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
+    // Its card picture, without files, is the preview of its first URL: a job of this transaction.
+    if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
     return message;
   });
-  if (files.length === 0) previewFirstUrlLater(ctx, data.text);
   return messageAnswer(ctx, created.id);
-}
-
-/**
- * Fetches the link preview of the first URL of a message's text in the background, after the
- * commit (contract §6.1, §10.6): no request waits for it. Its image becomes the card picture of a
- * message without files as soon as it is stored.
- */
-function previewFirstUrlLater(ctx: AppContext, text: string | null): void {
-  const url = firstUrlInText(text);
-  if (url === null) return;
-  scheduleLinkPreview(ctx, url);
 }
 
 /**
@@ -255,7 +245,6 @@ export async function getPreview(ctx: AppContext, user: UserRow, id: string | nu
 export async function updateMessage(ctx: AppContext, user: UserRow, id: string | null, body: Body): Promise<Message> {
   const input: MessageInput = readMessageInput(body);
   const isInFront = body.boolean('isInFront');
-  let previewText: string | null | undefined;
   const message = await transaction(ctx, async (tx, effects) => {
     const current = await loadReadableMessage(tx, user, id);
     if (!canEditMessage(user, current)) throw notAuthor();
@@ -293,13 +282,14 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     }
     if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
     // The card picture is recomputed (§10.6): without files, from the first URL of the text.
-    if ((input.data !== undefined || input.files !== undefined) && files === 0) previewText = text;
+    if ((input.data !== undefined || input.files !== undefined) && files === 0) {
+      await queueLinkPreview(ctx, tx, effects, text);
+    }
     if (input.data !== undefined) {
       await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
     }
     return current;
   });
-  if (previewText !== undefined) previewFirstUrlLater(ctx, previewText);
   return messageAnswer(ctx, message.id);
 }
 
