@@ -10,6 +10,7 @@ import { SecretBox } from './lib/secrets.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerMailHandler } from './mail/queue.js';
 import { registerDigestHandler } from './features/digests/service.js';
+import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { DbJobQueue } from './jobs/db-job-queue.js';
 import { registerMediaHandlers } from './media/handlers.js';
@@ -56,5 +57,6 @@ export async function createContext(
   registerMediaHandlers(ctx, ctx.jobs);
   registerMailHandler(ctx, ctx.jobs);
   registerDigestHandler(ctx, ctx.jobs);
+  registerLinkPreviewHandler(ctx, ctx.jobs);
   return ctx;
 }

@@ -52,7 +52,7 @@ export async function buildGroup(
   options: { name?: string; members?: (BuiltUser | UserRow)[]; notify?: boolean } = {},
 ): Promise<GroupRow> {
   counter += 1;
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, effects) => {
     const group = await insertGroup(tx, options.name ?? `Group ${counter}`, ctx.clock.now());
     const members = options.members ?? [];
     for (const [index, member] of members.entries()) {
@@ -61,7 +61,7 @@ export async function buildGroup(
       // Distinct join times, all before "now", keep "in the order they joined" deterministic, also
       // against joins the test makes next through the API.
       const joinedAt = ctx.clock.now() - members.length + index;
-      await addMember(tx, group, fresh, joinedAt, { notify: options.notify ?? false });
+      await addMember(tx, effects, group, fresh, joinedAt, { notify: options.notify ?? false });
     }
     return group;
   });

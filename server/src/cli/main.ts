@@ -77,7 +77,7 @@ async function createUser(ctx: AppContext, options: Map<string, string | true>) 
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, effects) => {
     if ((await findUserByLogin(tx, login)) !== undefined) throw new CliError(`An account already uses ${login}`);
     const now = ctx.clock.now();
     const user = await insertUser(tx, {
@@ -94,7 +94,7 @@ async function createUser(ctx: AppContext, options: Map<string, string | true>) 
     };
     if (groupName !== undefined) {
       const group = (await findGroupByName(tx, groupName)) ?? (await insertGroup(tx, groupName, now));
-      await addMember(tx, group, user, now, { notify: true });
+      await addMember(tx, effects, group, user, now, { notify: true });
       out.group = groupOut(group);
     }
     return out;
@@ -106,12 +106,12 @@ async function createGroup(ctx: AppContext, options: Map<string, string | true>)
   if (name === null) throw new CliError('--name must be 1 to 128 characters, without < > or control characters');
   const login = normalizeEmail(required(options, 'owner'));
   if (login === null) throw new CliError('--owner must be the e-mail address of an account');
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, effects) => {
     const owner = await findUserByLogin(tx, login);
     if (owner === undefined) throw new CliError(`No account uses ${login}`);
     const now = ctx.clock.now();
     const group = await insertGroup(tx, name, now);
-    await addMember(tx, group, owner, now, { notify: false });
+    await addMember(tx, effects, group, owner, now, { notify: false });
     return { group: groupOut(group) };
   });
 }
@@ -140,10 +140,11 @@ async function notify(ctx: AppContext, options: Map<string, string | true>) {
   const target = optional(options, 'target')?.trim() ?? '/';
   if (!/^(\/|https?:\/\/)\S*$/.test(target))
     throw new CliError('--target must be a path starting with / or an http(s) URL');
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, effects) => {
     const users = await tx.selectFrom('users').select('id').execute();
     const created = await notifyUsers(
       tx,
+      effects,
       users.map((u) => u.id),
       { type: 'global_notification', target, fromUserId: null, fromGroupId: null, fromMessageId: null, data: { text } },
       ctx.clock.now(),

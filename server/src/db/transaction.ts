@@ -1,29 +1,29 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import { PendingEffects, type Effects } from './effects.js';
 import type { Database } from './schema.js';
 
 export type Tx = Kysely<Database>;
-/** Registers work to run once the transaction has committed (mail, live events, jobs). */
-export type AfterCommit = (work: () => void | Promise<void>) => void;
+export type { Effects } from './effects.js';
 
 /**
  * Runs `work` in one transaction (on SQLite it may share the commit with others: `write-batch.ts`;
- * it still succeeds or fails alone). Side effects registered with `afterCommit` run only after the
- * commit, so nobody hears of a row that was rolled back; a failing side effect is logged, never
- * turned into a failed request.
+ * it still succeeds or fails alone). What `work` asks of `effects` (live events, jobs to start)
+ * happens only once its commit succeeded: `ctx.db.transaction` settles after the commit, and
+ * rejects when this unit rolled back, alone in a shared batch or with the whole batch whose commit
+ * failed. Jobs are rows written in the transaction, so they exist exactly when the change does.
  */
 export async function transaction<T>(
-  ctx: AppContext,
-  work: (tx: Tx, afterCommit: AfterCommit) => Promise<T>,
+  ctx: Pick<AppContext, 'db' | 'events' | 'jobs' | 'log'>,
+  work: (tx: Tx, effects: Effects) => Promise<T>,
 ): Promise<T> {
-  const pending: (() => void | Promise<void>)[] = [];
-  const result = await ctx.db.transaction((tx) => work(tx, (fn) => pending.push(fn)));
-  for (const fn of pending) {
-    try {
-      await fn();
-    } catch (error) {
-      ctx.log.error({ err: error }, 'after-commit work failed');
-    }
-  }
+  const runs: PendingEffects[] = [];
+  const result = await ctx.db.transaction((tx) => {
+    // A fresh set per run of `work`: only the run that committed has its effects run.
+    const effects = new PendingEffects(tx, ctx.jobs);
+    runs.push(effects);
+    return work(tx, effects);
+  });
+  runs.at(-1)?.run(ctx);
   return result;
 }

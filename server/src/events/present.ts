@@ -36,7 +36,7 @@ async function previewOrNull(signer: FileSigner, db: Kysely<Database>, id: strin
  * the File object as it is when sent (§11.4).
  *
  * The payload does not depend on who receives it: access is checked per subscriber beforehand
- * (owner for notifications, membership for messages), so it is built once per event.
+ * (`audience.ts`), so it is built once per event.
  */
 async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: KithEvent): Promise<LiveEvent | null> {
   switch (event.type) {

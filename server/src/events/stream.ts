@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { route } from '../http/route.js';
 import type { AppContext } from '../context.js';
 import { Throttle } from '../features/auth/throttles.js';
-import { listOtherMemberIds } from '../features/groups/queries.js';
+import { receivableBy, recipientsOf } from './audience.js';
 import { REPLAY_LIMITS, type PublishedEvent } from './memory-event-bus.js';
 import { presentFrame, sseFrame } from './present.js';
 
@@ -13,9 +13,10 @@ import { presentFrame, sseFrame } from './present.js';
  *
  * How an event travels, once per process whatever the number of streams:
  * 1. the bus hands it over synchronously after the commit, with its id;
- * 2. its recipients are found at once: the owner (notification), or the current members of the
- *    group (message, comment), read from the database for every event. Nothing is cached, so
- *    joining brings a group's events and leaving stops them from the very next event;
+ * 2. its recipients are found at once by the one visibility rule (`audience.ts`): the owner
+ *    (notification, file), or the current members of the group (message, comment), read from the
+ *    database for every event. Nothing is cached, so joining brings a group's events and leaving
+ *    stops them from the very next event;
  * 3. if one of them has a stream open, the frame (`id`, `event`, `data`) is built once and the same
  *    string is written to each of their streams. Events go out in id order: their preparation runs
  *    concurrently, their delivery one after the other;
@@ -308,13 +309,8 @@ export class EventStreams {
 
   /** Who may see the event now and has a stream open, and the frame they get (never rejects). */
   private async prepare(published: PublishedEvent): Promise<{ recipients: string[]; frame: string } | null> {
-    const { event } = published;
     try {
-      let allowed: string[];
-      if (event.type === 'notification' || event.type === 'file') allowed = [event.userId];
-      else if (event.type === 'message' || event.type === 'comment')
-        allowed = await listOtherMemberIds(this.ctx.db.kysely, event.groupId, null);
-      else return null;
+      const allowed = await recipientsOf(this.ctx.db.kysely, published.event);
       const recipients = allowed.filter((id) => this.byUser.has(id));
       if (recipients.length === 0) return null;
       const frame = await this.frameOf(published);
@@ -356,23 +352,13 @@ export class EventStreams {
       return;
     }
     try {
-      const needsGroups = missed.some((p) => p.event.type === 'message' || p.event.type === 'comment');
-      const groups = new Set<string>();
-      if (needsGroups) {
-        const rows = await this.ctx.db.kysely
-          .selectFrom('memberships')
-          .select('group_id')
-          .where('user_id', '=', stream.userId)
-          .execute();
-        for (const row of rows) groups.add(row.group_id);
-      }
+      const receivable = await receivableBy(
+        this.ctx.db.kysely,
+        stream.userId,
+        missed.map((p) => p.event),
+      );
       for (const published of missed) {
-        const { event } = published;
-        const visible =
-          event.type === 'notification' || event.type === 'file'
-            ? event.userId === stream.userId
-            : event.type !== 'disconnect' && groups.has(event.groupId);
-        if (!visible) continue;
+        if (!receivable(published.event)) continue;
         const frame = await this.frameOf(published);
         if (stream.closed) return;
         if (frame !== null) stream.emit(published.id, frame);

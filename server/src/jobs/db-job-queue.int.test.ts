@@ -38,6 +38,29 @@ describe('DbJobQueue', () => {
     expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 1, last_error: null, locked_until: null });
   });
 
+  it('drains only the names it is given, and leaves the other jobs queued', async () => {
+    const q = queue();
+    const ran: string[] = [];
+    const record = (name: string) => ({
+      run: ({ key }: { key: string }) => {
+        ran.push(`${name} ${key}`);
+        return Promise.resolve();
+      },
+    });
+    q.register('flaky', record('flaky'));
+    q.register('broken', record('broken'));
+    const kept = await q.enqueue(h.t.ctx.db.kysely, 'broken', { key: 'kept' });
+    await q.enqueue(h.t.ctx.db.kysely, 'flaky', { key: 'one' });
+    await q.enqueue(h.t.ctx.db.kysely, 'flaky', { key: 'two' });
+    await q.drain(['flaky']);
+    // Claimed in the same millisecond: in either order.
+    expect([...ran].sort()).toEqual(['flaky one', 'flaky two']);
+    expect((await jobRow(kept)).status).toBe('queued');
+    await q.drain();
+    expect(ran).toHaveLength(3);
+    expect(ran[2]).toBe('broken kept');
+  });
+
   it('enqueues inside the caller transaction: a rolled-back transaction leaves no job', async () => {
     const q = queue();
     let id = '';

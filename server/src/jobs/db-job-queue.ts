@@ -42,6 +42,7 @@ function errorText(error: unknown): string {
 }
 
 interface Running {
+  name: string;
   promise: Promise<void>;
   controller: AbortController;
   heavy: boolean;
@@ -71,7 +72,8 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
   private timer: NodeJS.Timeout | null = null;
   private started = false;
   private stopped = false;
-  private filling: Promise<boolean> | null = null;
+  /** The fill under way, and the names it claims (undefined: all). */
+  private filling: { names: readonly string[] | undefined; done: Promise<boolean> } | null = null;
   private lastPrune = 0;
 
   constructor(
@@ -132,19 +134,21 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    await this.filling?.catch(() => undefined);
+    await this.filling?.done.catch(() => undefined);
     for (const job of this.running.values()) job.controller.abort(new Error('The job runner is stopping'));
     await Promise.allSettled([...this.running.values()].map((r) => r.promise));
   }
 
-  async drain(): Promise<void> {
+  async drain(names?: readonly (keyof P & string)[]): Promise<void> {
+    const only: readonly string[] | undefined = names;
     for (;;) {
-      const claimed = await this.fill();
-      if (this.running.size === 0) {
+      const claimed = await this.fill(only);
+      const running = [...this.running.values()].filter((r) => only === undefined || only.includes(r.name));
+      if (running.length === 0) {
         if (!claimed) return;
         continue;
       }
-      await Promise.race([...this.running.values()].map((r) => r.promise));
+      await Promise.race(running.map((r) => r.promise));
     }
   }
 
@@ -171,16 +175,26 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     }
   }
 
-  /** Claims and starts due jobs while there is room; true when at least one was started. */
-  private fill(): Promise<boolean> {
-    // One fill at a time: concurrent polls would otherwise overshoot the limits.
-    this.filling ??= this.fillOnce().finally(() => {
+  /**
+   * Claims and starts due jobs (of `names`, or any) while there is room; true when at least one was
+   * started.
+   */
+  private async fill(names?: readonly string[]): Promise<boolean> {
+    // One fill at a time: concurrent polls would otherwise overshoot the limits. Polls share the
+    // fill under way; a fill limited to some names waits for it and then runs its own, so it never
+    // takes "nothing claimed" from a fill that did not look at its names.
+    while (this.filling !== null) {
+      if (names === undefined && this.filling.names === undefined) return this.filling.done;
+      await this.filling.done.catch(() => false);
+    }
+    const done = this.fillOnce(names).finally(() => {
       this.filling = null;
     });
-    return this.filling;
+    this.filling = { names, done };
+    return done;
   }
 
-  private async fillOnce(): Promise<boolean> {
+  private async fillOnce(only?: readonly string[]): Promise<boolean> {
     if (this.stopped) return false;
     await this.recoverExpired();
     let any = false;
@@ -188,6 +202,7 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
       if (this.stopped) return any;
       const { heavy, light } = this.activeCount;
       const names = [...this.handlers.entries()]
+        .filter(([name]) => only === undefined || only.includes(name))
         .filter(([, h]) => (h.heavy === true ? heavy < this.heavyConcurrency : light < this.lightConcurrency))
         .map(([name]) => name);
       if (names.length === 0) return any;
@@ -256,7 +271,7 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
       this.running.delete(row.id);
       if (this.started && !this.stopped) this.wake();
     });
-    this.running.set(row.id, { promise, controller, heavy: handler.heavy === true });
+    this.running.set(row.id, { name: row.name, promise, controller, heavy: handler.heavy === true });
   }
 
   private async execute(row: JobRow, handler: JobHandler<unknown>, job: RunningJob): Promise<void> {

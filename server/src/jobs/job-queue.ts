@@ -12,6 +12,8 @@ export interface KithJobs {
   'send-mail': { kind: string; sealed: string };
   /** Send the digests of one frequency's scheduled run (src/features/digests/service.ts). */
   'send-digests': { frequency: DigestFrequency; slot: number };
+  /** Fetch and store the preview of a URL posted in a message (src/features/links/service.ts). */
+  'link-preview': { url: string };
 }
 
 /** The notification e-mail frequencies that have a schedule (`none` has none). */
@@ -72,6 +74,9 @@ export interface JobQueue<P extends object = KithJobs> {
   start(): void;
   /** Stops polling, aborts running jobs and puts them back in the queue; resolves when they have returned. */
   stop(): Promise<void>;
-  /** Runs every due job (and what they enqueue) until none is left: for tests and the CLI. */
-  drain(): Promise<void>;
+  /**
+   * Runs every due job (and what they enqueue) until none is left: for tests and the CLI. With
+   * `names`, only jobs of those names are run and waited for.
+   */
+  drain(names?: readonly (keyof P & string)[]): Promise<void>;
 }

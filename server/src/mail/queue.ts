@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { AfterCommit, Tx } from '../db/transaction.js';
+import type { Effects } from '../db/transaction.js';
 import { newId } from '../lib/ids.js';
 import { PermanentJobError, type JobQueue } from '../jobs/job-queue.js';
 import { MailRejected, type Mail } from './mailer.js';
@@ -19,17 +19,15 @@ export const MAIL_MAX_ATTEMPTS = 150;
  * row holds the mail sealed with the server secret, so the database never shows a reset link or an
  * address in clear. The queue is woken after the commit. Does nothing when e-mail is disabled.
  */
-export async function queueMail(ctx: AppContext, tx: Tx, afterCommit: AfterCommit, draft: MailDraft): Promise<void> {
+export async function queueMail(ctx: AppContext, effects: Effects, draft: MailDraft): Promise<void> {
   if (!ctx.config.allowEmail) return;
   const domain = /@([^>\s]+)/.exec(ctx.config.mailFrom)?.[1] ?? new URL(ctx.config.publicUrl).hostname;
   const mail: Mail = { ...draft, messageId: `<${newId()}@${domain}>`, date: ctx.clock.now() };
-  await ctx.jobs.enqueue(
-    tx,
+  await effects.enqueue(
     'send-mail',
     { kind: draft.kind, sealed: ctx.secretBox.seal(JSON.stringify(mail)) },
     { maxAttempts: MAIL_MAX_ATTEMPTS },
   );
-  afterCommit(() => ctx.jobs.wake());
 }
 
 /**

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { publishCommitted } from '../db/effects.js';
 import { findFile, type FileRow } from '../features/files/queries.js';
 import { PermanentJobError, type JobQueue, type RunningJob } from '../jobs/job-queue.js';
 import {
@@ -28,9 +29,12 @@ interface Converted {
   mime: string;
 }
 
-/** Tells the uploader's streams that the file changed (contract §11.4). */
+/**
+ * Tells the uploader's streams that the file changed (contract §11.4). The job's writes are single
+ * statements that commit on their own; this follows the one that did.
+ */
 function publish(ctx: MediaContext, file: Pick<FileRow, 'id' | 'uploader_id'>): void {
-  if (file.uploader_id !== null) ctx.events.publish({ type: 'file', userId: file.uploader_id, fileId: file.id });
+  if (file.uploader_id !== null) publishCommitted(ctx, { type: 'file', userId: file.uploader_id, fileId: file.id });
 }
 
 /** Records progress of a raw file, at most once per PROGRESS_EVERY_MS and only when it rose. */

@@ -8,7 +8,6 @@ import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { addMember } from '../groups/service.js';
-import { publishNotifications } from '../notifications/service.js';
 import { findGroupBySecretKey } from '../groups/queries.js';
 import { findUserByLogin, type UserRow } from '../users/queries.js';
 import { newApiKey } from './api-keys.js';
@@ -105,10 +104,7 @@ export async function signup(
   // "Log in through an invitation": the password is checked exactly like a login attempt.
   const joinExisting = async (existing: UserRow) => {
     const user = await checkCredentials(ctx, existing, loginName, password, ip);
-    await transaction(ctx, async (tx, afterCommit) => {
-      const { notifications } = await addMember(tx, group, user, ctx.clock.now(), { notify: true });
-      afterCommit(() => publishNotifications(ctx.events, notifications));
-    });
+    await transaction(ctx, (tx, effects) => addMember(tx, effects, group, user, ctx.clock.now(), { notify: true }));
     return { answer: { api_key: apiKeyOf(ctx, user), group: group.id }, user };
   };
 
@@ -119,7 +115,7 @@ export async function signup(
   const passwordHash = await hashPassword(password);
   const key = newApiKey(ctx);
   try {
-    const user = await transaction(ctx, async (tx, afterCommit) => {
+    const user = await transaction(ctx, async (tx, effects) => {
       const inserted = await insertUser(tx, {
         login: loginName,
         name: nameFromEmail(loginName),
@@ -128,8 +124,7 @@ export async function signup(
         notificationEmails: ctx.config.defaultNotificationEmails,
         now: ctx.clock.now(),
       });
-      const { notifications } = await addMember(tx, group, inserted, ctx.clock.now(), { notify: true });
-      afterCommit(() => publishNotifications(ctx.events, notifications));
+      await addMember(tx, effects, group, inserted, ctx.clock.now(), { notify: true });
       return inserted;
     });
     return { answer: { api_key: key.key, group: group.id }, user };
@@ -181,7 +176,7 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
   if (!ctx.config.allowEmail) throw new ApiError(503, 'email_disabled', 'This instance does not send e-mails');
   const mail = body.requiredString('mail', 'The e-mail address is required').trim().toLowerCase();
 
-  await transaction(ctx, async (tx, afterCommit) => {
+  await transaction(ctx, async (tx, effects) => {
     const user = await findUserByLogin(tx, mail);
     if (user === undefined) return;
     const now = ctx.clock.now();
@@ -211,7 +206,7 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
       })
       .execute();
     const link = `${ctx.config.publicUrl}/password-reset?mail=${encodeURIComponent(user.login)}&key=${encodeURIComponent(key)}`;
-    await queueMail(ctx, tx, afterCommit, passwordResetMail(ctx.config, user, link));
+    await queueMail(ctx, effects, passwordResetMail(ctx.config, user, link));
   });
   return {};
 }
@@ -243,7 +238,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);
-  const user = await transaction(ctx, async (tx, afterCommit) => {
+  const user = await transaction(ctx, async (tx, effects) => {
     // Spend the key inside the transaction; a second request with the same key finds nothing.
     const spent = await tx
       .updateTable('password_reset_keys')
@@ -253,9 +248,9 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
       .executeTakeFirst();
     if (Number(spent.numUpdatedRows) === 0) throw invalidResetKey();
     const rotated = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
-    await queueMail(ctx, tx, afterCommit, passwordChangedMail(ctx.config, rotated));
+    await queueMail(ctx, effects, passwordChangedMail(ctx.config, rotated));
     // The old key is dead: its live streams end too (contract §4.5, §11.4).
-    afterCommit(() => ctx.events.publish({ type: 'disconnect', userId: rotated.id }));
+    effects.publish({ type: 'disconnect', userId: rotated.id });
     return rotated;
   });
   return { answer: { api_key: apiKey.key }, user };

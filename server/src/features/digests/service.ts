@@ -35,7 +35,7 @@ export async function runDigestSchedule(ctx: AppContext): Promise<DigestFrequenc
   const started: DigestFrequency[] = [];
   for (const frequency of DIGEST_FREQUENCIES) {
     const slot = latestSlot(frequency, now, ctx.config.timeZone);
-    const claimed = await transaction(ctx, async (tx, afterCommit) => {
+    const claimed = await transaction(ctx, async (tx, effects) => {
       const row = await tx
         .selectFrom('digest_runs')
         .select('slot')
@@ -57,8 +57,7 @@ export async function runDigestSchedule(ctx: AppContext): Promise<DigestFrequenc
         .where('slot', '<', slot)
         .executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) return false; // another process claimed it
-      await ctx.jobs.enqueue(tx, 'send-digests', { frequency, slot }, { maxAttempts: 10 });
-      afterCommit(() => ctx.jobs.wake());
+      await effects.enqueue('send-digests', { frequency, slot }, { maxAttempts: 10 });
       return true;
     });
     if (claimed) started.push(frequency);
@@ -125,7 +124,7 @@ function pendingNotifications(tx: Tx, userId: string) {
 }
 
 async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFrequency): Promise<void> {
-  await transaction(ctx, async (tx, afterCommit) => {
+  await transaction(ctx, async (tx, effects) => {
     const pending = await pendingNotifications(tx, user.id);
     if (pending.length === 0) return;
     const now = ctx.clock.now();
@@ -165,7 +164,7 @@ async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFre
       total: pending.length,
       unsubscribe: unsubscribeUrls(ctx.config.publicUrl, user.id, token),
     });
-    await queueMail(ctx, tx, afterCommit, mail);
+    await queueMail(ctx, effects, mail);
   });
 }
 

@@ -4,7 +4,8 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Metadata, OutputInfo } from 'sharp';
 import { loadSharp } from '../../media/sharp.js';
 import type { AppContext } from '../../context.js';
-import { ApiError, featureDisabled } from '../../lib/errors.js';
+import { transaction } from '../../db/transaction.js';
+import { ApiError, featureDisabled, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { uploadAvailable } from '../../media/tools.js';
 import { Throttle } from '../auth/throttles.js';
@@ -248,15 +249,14 @@ export async function recordUpload(ctx: AppContext, upload: ReceivedUpload): Pro
   const { row, job } = upload;
   try {
     // The job exists exactly when the file does: both in one transaction.
-    await ctx.db.transaction(async (tx) => {
+    await transaction(ctx, async (tx, effects) => {
       await tx.insertInto('files').values(row).execute();
-      if (job !== null) await ctx.jobs.enqueue(tx, job, { fileId: row.id });
+      if (job !== null) await effects.enqueue(job, { fileId: row.id });
     });
   } catch (error) {
     await discardUpload(ctx, upload);
     throw error;
   }
-  if (job !== null) ctx.jobs.wake();
   return presentFile(ctx, row);
 }
 

@@ -1,9 +1,9 @@
 import { normalizeName } from '@kith/common';
 import type { AppContext } from '../../context.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import { ApiError, featureDisabled, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
+import { notifyGroupMembers } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
 import {
   findGroupById,
@@ -47,38 +47,40 @@ export async function insertGroup(tx: Tx, name: string, now: number): Promise<Gr
 }
 
 /**
- * Adds `user` to `group` unless already a member. `joined` says whether they joined; the other
- * members' notifications are returned for the caller to publish after the commit. A joiner without a
- * default group gets this one; a group waiting to be purged is kept.
+ * Adds `user` to `group` unless already a member; true when they joined. With `notify`, the other
+ * members are notified (live after the commit). A joiner without a default group gets this one; a
+ * group waiting to be purged is kept.
  */
 export async function addMember(
   tx: Tx,
+  effects: Effects,
   group: GroupRow,
   user: UserRow,
   now: number,
   options: { notify: boolean },
-): Promise<{ joined: boolean; notifications: CreatedNotification[] }> {
+): Promise<boolean> {
   // ON CONFLICT rather than a check first: two joins racing (a double submit) make one membership.
   const inserted = await tx
     .insertInto('memberships')
     .values({ group_id: group.id, user_id: user.id, joined_at: now })
     .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { joined: false, notifications: [] };
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
   if (group.emptied_at !== null)
     await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
   if (user.default_group_id === null) {
     await tx.updateTable('users').set({ default_group_id: group.id }).where('id', '=', user.id).execute();
   }
-  if (!options.notify) return { joined: true, notifications: [] };
-  const notifications = await notifyGroupMembers(
+  if (!options.notify) return true;
+  await notifyGroupMembers(
     tx,
+    effects,
     group.id,
     user.id,
     { type: 'user_joined_group', target: group.id, fromUserId: user.id, fromGroupId: group.id, fromMessageId: null },
     now,
   );
-  return { joined: true, notifications };
+  return true;
 }
 
 /** A rule of groups/policy.ts: may this caller do it to this group? */
@@ -102,10 +104,10 @@ async function groupAnswer(ctx: AppContext, tx: Tx, group: GroupRow, withSecretK
 /** POST /api/groups: the creator becomes the only member and, if they had none, it becomes their default group. */
 export function createGroup(ctx: AppContext, user: UserRow, rawName: string | undefined) {
   const name = readGroupName(rawName);
-  return transaction(ctx, async (tx) => {
+  return transaction(ctx, async (tx, effects) => {
     const now = ctx.clock.now();
     const group = await insertGroup(tx, name, now);
-    await addMember(tx, group, user, now, { notify: false });
+    await addMember(tx, effects, group, user, now, { notify: false });
     return groupAnswer(ctx, tx, group, true);
   });
 }
@@ -117,14 +119,15 @@ export function getGroup(ctx: AppContext, user: UserRow, groupId: string) {
 
 /** PUT /api/groups/{id}: only `name` is read; a real change notifies the other members. */
 export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, rawName: string | undefined) {
-  return transaction(ctx, async (tx, afterCommit) => {
+  return transaction(ctx, async (tx, effects) => {
     const group = await loadGroupFor(tx, groupId, user, canRenameGroup);
     if (rawName === undefined) return groupAnswer(ctx, tx, group);
     const name = readGroupName(rawName);
     if (name !== group.name) {
       await tx.updateTable('groups').set({ name }).where('id', '=', group.id).execute();
-      const notifications = await notifyGroupMembers(
+      await notifyGroupMembers(
         tx,
+        effects,
         group.id,
         user.id,
         {
@@ -137,7 +140,6 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
         },
         ctx.clock.now(),
       );
-      afterCommit(() => publishNotifications(ctx.events, notifications));
     }
     return groupAnswer(ctx, tx, { ...group, name });
   });
@@ -149,7 +151,7 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
  * group left empty starts its 30 days before purge.
  */
 export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
-  return transaction(ctx, async (tx, afterCommit) => {
+  return transaction(ctx, async (tx, effects) => {
     const group = await loadGroupFor(tx, groupId, user, canLeaveGroup);
     const now = ctx.clock.now();
     await tx.deleteFrom('memberships').where('group_id', '=', group.id).where('user_id', '=', user.id).execute();
@@ -171,6 +173,7 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
     }
     const remaining = await notifyGroupMembers(
       tx,
+      effects,
       group.id,
       user.id,
       {
@@ -182,7 +185,6 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
       },
       now,
     );
-    afterCommit(() => publishNotifications(ctx.events, remaining));
     // The leaver's bookmarks of the group's messages go with their access to them.
     await tx
       .deleteFrom('bookmarks')
@@ -208,11 +210,10 @@ export function resetInviteKey(ctx: AppContext, user: UserRow, groupId: string) 
 
 /** POST /api/groups/invitation/{key}: join by invite key; a member joining again is a no-op. */
 export function acceptInvitation(ctx: AppContext, user: UserRow, inviteKey: string) {
-  return transaction(ctx, async (tx, afterCommit) => {
+  return transaction(ctx, async (tx, effects) => {
     const group = await findGroupBySecretKey(tx, inviteKey);
     if (group === undefined) return null;
-    const { notifications } = await addMember(tx, group, user, ctx.clock.now(), { notify: true });
-    afterCommit(() => publishNotifications(ctx.events, notifications));
+    await addMember(tx, effects, group, user, ctx.clock.now(), { notify: true });
     return presentGroupRef(group);
   });
 }

@@ -778,3 +778,99 @@ describe('with link previews turned off (LINK_PREVIEWS=false)', () => {
     expect(await t.ctx.db.kysely.selectFrom('links').select('id').execute()).toEqual([]);
   });
 });
+
+describe('the link-preview job of a posted message (§6.1, §10.6)', () => {
+  const h = useTestApp({ LINK_PREVIEW_ALLOW_LOOPBACK: 'true' });
+  const site = new TestSite();
+  let ana: BuiltUser;
+  let groupId: string;
+  const t = (): TestApp => h.t;
+
+  beforeAll(async () => {
+    await site.start();
+    ana = await buildUser(t().ctx);
+    groupId = (await buildGroup(t().ctx, { members: [ana] })).id;
+  });
+  afterAll(() => site.stop());
+
+  const post = (text: string, extra: Record<string, unknown> = {}) =>
+    h.api.post('/messages', { key: ana.key, body: { group: groupId, data: { text }, ...extra } });
+  const jobsFor = (url: string) =>
+    t()
+      .ctx.db.kysely.selectFrom('jobs')
+      .select(['status', 'attempts', 'last_error'])
+      .where('name', '=', 'link-preview')
+      .where('payload', '=', JSON.stringify({ url }))
+      .execute();
+  const linkOf = (url: string) =>
+    t().ctx.db.kysely.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
+  const titleOf = (row: { data: string } | undefined) => (JSON.parse(row?.data ?? '{}') as { title?: string }).title;
+
+  it('is written with the message and fetches the preview when it runs', async () => {
+    const url = site.html('/job/plain', page('<title>From the job</title>'));
+    const res = await post(`have a look: ${url}`);
+    expect(res.status, res.text).toBe(201);
+    // Queued in the message's transaction; nothing fetched until the job runs.
+    expect(await jobsFor(url)).toEqual([{ status: 'queued', attempts: 0, last_error: null }]);
+    expect(site.count('/job/plain')).toBe(0);
+    await t().ctx.jobs.drain(['link-preview']);
+    expect(titleOf(await linkOf(url))).toBe('From the job');
+    expect(await jobsFor(url)).toEqual([{ status: 'done', attempts: 1, last_error: null }]);
+    expect(site.count('/job/plain')).toBe(1);
+  });
+
+  it('queues nothing for a message that was not written, or whose preview is fresh', async () => {
+    const url = site.html('/job/none', page('<title>Never</title>'));
+    const refused = await post(url, { parent: '00000000-0000-4000-8000-000000000000' });
+    expect(refused.status).toBe(400);
+    expect(await jobsFor(url)).toEqual([]);
+
+    const fresh = site.html('/job/fresh', page('<title>Fresh</title>'));
+    expect((await h.api.get(`/links/by_url?url=${encodeURIComponent(fresh)}`, { key: ana.key })).status).toBe(200);
+    expect((await post(fresh)).status).toBe(201);
+    expect(await jobsFor(fresh)).toEqual([]);
+    expect(site.count('/job/fresh')).toBe(1);
+  });
+
+  it('retries a failed fetch after the backoff, and stores the preview then', async () => {
+    let calls = 0;
+    const url = site.on('/job/flaky', (_req, res) => {
+      calls += 1;
+      if (calls === 1) {
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page('<title>Second time lucky</title>'));
+    });
+    expect((await post(url)).status).toBe(201);
+    await linkPreviewsSettled(t().ctx);
+    // The failure is stored as a failed preview, as a `by_url` fetch would store it…
+    expect(await linkOf(url)).toMatchObject({ failed: 1 });
+    expect(await jobsFor(url)).toEqual([
+      { status: 'queued', attempts: 1, last_error: 'The link preview failed: HTTP 503' },
+    ]);
+    // …and the job runs again once its first backoff (10 s) has passed, although that failure is recent.
+    t().clock.advance(10_000);
+    await linkPreviewsSettled(t().ctx);
+    const link = await linkOf(url);
+    expect(link?.failed).toBe(0);
+    expect(titleOf(link)).toBe('Second time lucky');
+    expect(await jobsFor(url)).toEqual([{ status: 'done', attempts: 2, last_error: null }]);
+    expect(calls).toBe(2);
+  });
+
+  it('survives a restart between the commit and the fetch', async () => {
+    const url = site.html('/job/restart', page('<title>After the restart</title>'));
+    expect((await post(url)).status).toBe(201);
+    // The process "dies" before its queue ran: a new one on the same database finds the job.
+    const { createContext } = await import('../../setup.js');
+    const restarted = await createContext(t().config, { db: t().ctx.db, clock: t().clock, log: t().ctx.log as never });
+    try {
+      await restarted.jobs.drain(['link-preview']);
+      expect(titleOf(await linkOf(url))).toBe('After the restart');
+      expect(await jobsFor(url)).toEqual([{ status: 'done', attempts: 1, last_error: null }]);
+    } finally {
+      await restarted.jobs.stop();
+    }
+  });
+});

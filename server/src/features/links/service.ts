@@ -2,6 +2,8 @@ import type { LinkPreview, LinkPreviewData } from '@kith/common';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { LinksTable } from '../../db/schema.js';
+import type { Effects, Tx } from '../../db/transaction.js';
+import { PermanentJobError, type JobQueue } from '../../jobs/job-queue.js';
 import { toSeconds } from '../../lib/clock.js';
 import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -18,6 +20,7 @@ import {
 import { pageReader } from './page-reader.js';
 import { parseOEmbed, type OEmbedInfo } from './parse.js';
 import { storePreviewImage } from './preview-image.js';
+import { firstUrlInText } from './urls.js';
 
 /**
  * GET /api/links/by_url (contract §7.5): one stored preview per URL, shared by every user. The first
@@ -76,7 +79,7 @@ function hostOf(url: string): string {
   return new URL(url).hostname.replace(/\.$/, '');
 }
 
-function isStale(row: LinkRow, now: number): boolean {
+function isStale(row: Pick<LinkRow, 'updated_at' | 'failed'>, now: number): boolean {
   return now - row.updated_at >= (row.failed === 1 ? LINK_FAILED_FRESH_MS : LINK_FRESH_MS);
 }
 
@@ -121,41 +124,61 @@ function startRefresh(ctx: AppContext, url: string, row: LinkRow | undefined): P
 }
 
 /**
- * Makes sure a URL found in a message has a fresh stored preview (contract §6.1, §10.6): the server's
- * own background work after a message is saved, so no caller's throttle counts it. A URL that
- * breaks the fetch rules is ignored. Never throws.
+ * The card picture of a message without files comes from the preview of the first URL of its text
+ * (contract §6.1, §10.6). This queues the fetch as a `link-preview` job in the message's own
+ * transaction: no request waits for it, no caller's throttle counts it, and a crash right after the
+ * commit still gets it fetched at the next start. Nothing is queued when the stored preview is
+ * fresh, when the URL breaks the fetch rules, or when previews are turned off.
  */
-export async function ensureLinkPreview(ctx: AppContext, raw: string): Promise<void> {
+export async function queueLinkPreview(ctx: AppContext, tx: Tx, effects: Effects, text: string | null): Promise<void> {
+  if (!ctx.config.linkPreviews) return;
+  const raw = firstUrlInText(text);
+  if (raw === null) return;
+  let url: string;
   try {
-    const url = readUrl(ctx, raw);
-    const row = await ctx.db.kysely.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
-    if (row !== undefined && !isStale(row, ctx.clock.now())) return;
-    await (inFlight.get(ctx)?.get(url) ?? startRefresh(ctx, url, row));
-  } catch (error) {
-    if (!(error instanceof ApiError)) ctx.log.warn({ err: error }, 'background link preview failed');
+    url = readUrl(ctx, raw);
+  } catch {
+    return;
   }
+  const row = await tx.selectFrom('links').select(['updated_at', 'failed']).where('url', '=', url).executeTakeFirst();
+  if (row !== undefined && !isStale(row, ctx.clock.now())) return;
+  await effects.enqueue('link-preview', { url });
 }
-
-/** Background previews scheduled but not finished, per app. */
-const scheduled = new WeakMap<AppContext, Set<Promise<void>>>();
 
 /**
- * Runs `ensureLinkPreview` on a later turn of the event loop: the caller (a request that saved a
- * message) never waits for it (contract §6.1).
+ * The `link-preview` job: fetches and stores the preview of a URL queued by `queueLinkPreview`,
+ * unless it became fresh meanwhile (a `by_url` request, another job). A fetch that fails is stored
+ * as today (the last good preview kept) and the job is retried with the queue's backoff; a retry
+ * fetches again even though that failure is recent. A URL the fetch rules refuse is not retried.
  */
-export function scheduleLinkPreview(ctx: AppContext, url: string): void {
-  if (!ctx.config.linkPreviews) return;
-  const pending = scheduled.get(ctx) ?? new Set<Promise<void>>();
-  scheduled.set(ctx, pending);
-  const work = new Promise<void>((resolve) => setImmediate(resolve)).then(() => ensureLinkPreview(ctx, url));
-  pending.add(work);
-  void work.finally(() => pending.delete(work));
+export function registerLinkPreviewHandler(ctx: AppContext, queue: JobQueue): void {
+  queue.register('link-preview', {
+    async run({ url }, job) {
+      if (!ctx.config.linkPreviews) return;
+      const row = await ctx.db.kysely.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
+      const retrying = job.attempt > 1 && row?.failed === 1;
+      if (row !== undefined && !isStale(row, ctx.clock.now()) && !retrying) return;
+      let stored: LinkRow;
+      try {
+        // A fetch of the same URL under way (a `by_url` request) is shared, not repeated.
+        stored = await (inFlight.get(ctx)?.get(url) ?? startRefresh(ctx, url, row));
+      } catch (error) {
+        if (error instanceof ApiError) throw new PermanentJobError(error.message);
+        throw error;
+      }
+      if (stored.failed === 1) {
+        const { exception } = JSON.parse(stored.data) as { exception?: unknown };
+        throw new Error(`The link preview failed: ${typeof exception === 'string' ? exception : 'fetch failed'}`);
+      }
+    },
+  });
 }
 
-/** Resolves once no link preview fetch of this app is scheduled or running (tests, shutdown). */
+/** Resolves once no link preview job is due and no fetch of this app is running (tests, shutdown). */
 export async function linkPreviewsSettled(ctx: AppContext): Promise<void> {
   for (;;) {
-    const running = [...(scheduled.get(ctx) ?? []), ...(inFlight.get(ctx)?.values() ?? [])];
+    await ctx.jobs.drain(['link-preview']);
+    const running = [...(inFlight.get(ctx)?.values() ?? [])];
     if (running.length === 0) return;
     await Promise.allSettled(running);
   }

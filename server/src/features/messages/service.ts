@@ -1,13 +1,13 @@
 import type { Message, MessagePreview } from '@kith/common';
 import type { AppContext } from '../../context.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
 import { canPostInGroup } from '../groups/policy.js';
 import { findMembership } from '../groups/queries.js';
-import { notifyGroupMembers, publishNotifications, type CreatedNotification } from '../notifications/service.js';
+import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
 import type { UserRow } from '../users/queries.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { canDeleteMessage, canEditMessage, canPublishMessage, canReadMessage, canReplyTo } from './policy.js';
@@ -26,7 +26,7 @@ import {
 import type { FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
 import { findFiles } from '../files/queries.js';
-import { scheduleLinkPreview } from '../links/service.js';
+import { queueLinkPreview } from '../links/service.js';
 import { firstUrlInText } from '../links/urls.js';
 
 const notAuthor = () => new ApiError(403, 'not_author', 'Only the author can do this');
@@ -149,7 +149,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
   const files = input.files ?? [];
   const rawParent = body.id('parent');
 
-  const created = await transaction(ctx, async (tx, afterCommit) => {
+  const created = await transaction(ctx, async (tx, effects) => {
     if (!canPostInGroup(user, { id: groupId }, await findMembership(tx, groupId, user.id))) throw notFound();
     let parent: MessageRow | undefined;
     if (rawParent !== undefined && rawParent !== '') {
@@ -189,23 +189,14 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     }
     await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
-    const notifications = await notifyNewMessage(tx, user, message, parent, now);
-    afterCommit(() => announceNewMessage(ctx, message, parent, notifications));
-    if (files.length === 0) afterCommit(() => previewFirstUrlLater(ctx, data.text));
+    // The members' notifications, then the post or reply itself: the order their live events go in.
+    await notifyNewMessage(tx, effects, user, message, parent, now);
+    effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
+    // Its card picture, without files, is the preview of its first URL: a job of this transaction.
+    if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
     return message;
   });
   return messageAnswer(ctx, created.id, user);
-}
-
-/**
- * Fetches the link preview of the first URL of a message's text in the background, after the
- * commit (contract §6.1, §10.6): no request waits for it. Its image becomes the card picture of a
- * message without files as soon as it is stored.
- */
-function previewFirstUrlLater(ctx: AppContext, text: string | null): void {
-  const url = firstUrlInText(text);
-  if (url === null) return;
-  scheduleLinkPreview(ctx, url);
 }
 
 /**
@@ -214,6 +205,7 @@ function previewFirstUrlLater(ctx: AppContext, text: string | null): void {
  */
 async function notifyNewMessage(
   tx: Tx,
+  effects: Effects,
   author: UserRow,
   message: MessageRow,
   parent: MessageRow | undefined,
@@ -222,6 +214,7 @@ async function notifyNewMessage(
   const fromMessage = parent ?? message;
   return notifyGroupMembers(
     tx,
+    effects,
     message.group_id,
     author.id,
     {
@@ -234,21 +227,6 @@ async function notifyNewMessage(
     },
     now,
   );
-}
-
-/** After the commit, so nobody hears of a rolled-back message: the live events. */
-function announceNewMessage(
-  ctx: AppContext,
-  message: MessageRow,
-  parent: MessageRow | undefined,
-  notifications: CreatedNotification[],
-): void {
-  publishNotifications(ctx.events, notifications);
-  ctx.events.publish({
-    type: parent === undefined ? 'message' : 'comment',
-    groupId: message.group_id,
-    messageId: message.id,
-  });
 }
 
 /** GET /api/messages/{id} */
@@ -270,8 +248,7 @@ export async function getPreview(ctx: AppContext, user: UserRow, id: string | nu
 export async function updateMessage(ctx: AppContext, user: UserRow, id: string | null, body: Body): Promise<Message> {
   const input: MessageInput = readMessageInput(body);
   const isInFront = body.boolean('isInFront');
-  let published = false;
-  const message = await transaction(ctx, async (tx, afterCommit) => {
+  const message = await transaction(ctx, async (tx, effects) => {
     const current = await loadReadableMessage(tx, user, id);
     if (!canEditMessage(user, current)) throw notAuthor();
     if (isInFront === false && current.parent_id === null) {
@@ -299,7 +276,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       changes.is_in_front = 1;
       changes.last_activity_date = now;
       await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', current.group_id).execute();
-      published = true;
+      effects.publish({ type: 'message', groupId: current.group_id, messageId: current.id });
     } else if (isInFront === false && current.is_in_front === 1) {
       changes.is_in_front = 0;
     }
@@ -309,14 +286,13 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
     // The card picture is recomputed (§10.6): without files, from the first URL of the text.
     if ((input.data !== undefined || input.files !== undefined) && files === 0) {
-      afterCommit(() => previewFirstUrlLater(ctx, text));
+      await queueLinkPreview(ctx, tx, effects, text);
     }
     if (input.data !== undefined) {
       await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
     }
     return current;
   });
-  if (published) ctx.events.publish({ type: 'message', groupId: message.group_id, messageId: message.id });
   return messageAnswer(ctx, message.id, user);
 }
 

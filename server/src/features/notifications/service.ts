@@ -1,6 +1,5 @@
 import type { NotificationType } from '@kith/common';
-import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/event-bus.js';
+import type { Effects, Tx } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { newOrderedId, parseId } from '../../lib/ids.js';
 import { listOtherMemberIds } from '../groups/queries.js';
@@ -21,15 +20,19 @@ export interface NotificationInput {
 // Stays well under SQLite's and PostgreSQL's bound-parameter limits (11 columns a row).
 const INSERT_CHUNK = 500;
 
-/** A notification just created: whom it is for (to push it on their live stream after commit). */
+/** A notification just created, and whom it is for. */
 export interface CreatedNotification {
   id: string;
   userId: string;
 }
 
-/** Creates one notification per recipient in a few multi-row inserts (never one query per member). */
+/**
+ * Creates one notification per recipient in a few multi-row inserts (never one query per member),
+ * and pushes each on its owner's live streams once the transaction has committed.
+ */
 export async function notifyUsers(
   tx: Tx,
+  effects: Effects,
   recipients: string[],
   input: NotificationInput,
   now: number,
@@ -53,12 +56,8 @@ export async function notifyUsers(
       .values(rows.slice(i, i + INSERT_CHUNK))
       .execute();
   }
+  for (const row of rows) effects.publish({ type: 'notification', userId: row.user_id, notificationId: row.id });
   return rows.map((r) => ({ id: r.id, userId: r.user_id }));
-}
-
-/** Pushes new notifications on their owners' live streams; call it after the commit. */
-export function publishNotifications(events: EventBus, created: CreatedNotification[]): void {
-  for (const n of created) events.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
 }
 
 /**
@@ -67,13 +66,14 @@ export function publishNotifications(events: EventBus, created: CreatedNotificat
  */
 export async function notifyGroupMembers(
   tx: Tx,
+  effects: Effects,
   groupId: string,
   actorId: string | null,
   input: NotificationInput,
   now: number,
 ): Promise<CreatedNotification[]> {
   const recipients = await listOtherMemberIds(tx, groupId, actorId);
-  return notifyUsers(tx, recipients, input, now);
+  return notifyUsers(tx, effects, recipients, input, now);
 }
 
 /** A rule of notifications/policy.ts: may this caller do it to this notification? */

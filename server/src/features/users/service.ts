@@ -133,7 +133,7 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
 
   if (password !== undefined && password !== '') changes.password_hash = await hashPassword(password);
 
-  const updated = await transaction(ctx, async (tx, afterCommit) => {
+  const updated = await transaction(ctx, async (tx, effects) => {
     try {
       await tx.updateTable('users').set(changes).where('id', '=', caller.id).execute();
     } catch (error) {
@@ -145,9 +145,8 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     // Search matches the author's current name (contract §10.7): a new name re-indexes their messages.
     if (changes.name !== undefined && user.name !== caller.name) await reindexAuthor(ctx, tx, caller.id, user.name);
     // A password change does not rotate the key (the 0.5.6 client would log itself out).
-    if (changes.password_hash !== undefined)
-      await queueMail(ctx, tx, afterCommit, passwordChangedMail(ctx.config, user));
-    if (newLogin !== undefined) await queueMail(ctx, tx, afterCommit, loginChangedMail(ctx.config, caller.login, user));
+    if (changes.password_hash !== undefined) await queueMail(ctx, effects, passwordChangedMail(ctx.config, user));
+    if (newLogin !== undefined) await queueMail(ctx, effects, loginChangedMail(ctx.config, caller.login, user));
     return user;
   });
   return getMe(ctx, updated);
@@ -160,7 +159,7 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
  */
 export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: string | null): Promise<void> {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only delete your own account');
-  await transaction(ctx, async (tx, afterCommit) => {
+  await transaction(ctx, async (tx, effects) => {
     const now = ctx.clock.now();
     const groups = await tx.selectFrom('memberships').select('group_id').where('user_id', '=', caller.id).execute();
     // The messages stay searchable, no longer by the author's name (contract §10.4): re-indexed
@@ -181,9 +180,9 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
       if (emptied.length > 0)
         await tx.updateTable('groups').set({ emptied_at: now }).where('id', 'in', emptied).execute();
     }
-    await queueMail(ctx, tx, afterCommit, accountDeletedMail(ctx.config, caller));
+    await queueMail(ctx, effects, accountDeletedMail(ctx.config, caller));
     // The account's live streams end (contract §11.4).
-    afterCommit(() => ctx.events.publish({ type: 'disconnect', userId: caller.id }));
+    effects.publish({ type: 'disconnect', userId: caller.id });
   });
 }
 
@@ -195,8 +194,11 @@ export async function resetApiKey(
 ): Promise<SignedIn<{ apiKey: string }>> {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only reset your own API key');
   const key = newApiKey(ctx);
-  const user = await transaction(ctx, (tx) => rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() }));
-  // Streams opened with the old key end (contract §11.4).
-  ctx.events.publish({ type: 'disconnect', userId: caller.id });
+  const user = await transaction(ctx, async (tx, effects) => {
+    const rotated = await rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() });
+    // Streams opened with the old key end (contract §11.4).
+    effects.publish({ type: 'disconnect', userId: caller.id });
+    return rotated;
+  });
   return { answer: { apiKey: key.key }, user };
 }

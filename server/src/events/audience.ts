@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { listOtherMemberIds } from '../features/groups/queries.js';
+import type { KithEvent } from './event-bus.js';
+
+/**
+ * Who may receive a live event (contract §11.4), the one rule for live delivery and for replays:
+ * the owner of a notification or of an uploaded file; the current members of the group of a post
+ * or reply, read when the event is sent (joining brings a group's events, leaving stops them at
+ * once). A `disconnect` is never sent to anyone: it ends streams.
+ */
+export type Audience = { userId: string } | { groupId: string } | null;
+
+/** The audience of `event` (see `Audience`). */
+export function audienceOf(event: KithEvent): Audience {
+  switch (event.type) {
+    case 'notification':
+    case 'file':
+      return { userId: event.userId };
+    case 'message':
+    case 'comment':
+      return { groupId: event.groupId };
+    case 'disconnect':
+      return null;
+  }
+}
+
+/** Everyone who may receive `event` now (group members read from `db`), for live delivery. */
+export async function recipientsOf(db: Kysely<Database>, event: KithEvent): Promise<string[]> {
+  const audience = audienceOf(event);
+  if (audience === null) return [];
+  if ('userId' in audience) return [audience.userId];
+  return listOtherMemberIds(db, audience.groupId, null);
+}
+
+/**
+ * The same rule for one user over many events (a replay): whether they may receive each. Their
+ * groups are read once, now, and only when one of the events is a group's.
+ */
+export async function receivableBy(
+  db: Kysely<Database>,
+  userId: string,
+  events: readonly KithEvent[],
+): Promise<(event: KithEvent) => boolean> {
+  const groups = new Set<string>();
+  const isGroups = (audience: Audience) => audience !== null && 'groupId' in audience;
+  if (events.some((event) => isGroups(audienceOf(event)))) {
+    const rows = await db.selectFrom('memberships').select('group_id').where('user_id', '=', userId).execute();
+    for (const row of rows) groups.add(row.group_id);
+  }
+  return (event) => {
+    const audience = audienceOf(event);
+    if (audience === null) return false;
+    return 'userId' in audience ? audience.userId === userId : groups.has(audience.groupId);
+  };
+}
