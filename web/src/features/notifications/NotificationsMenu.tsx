@@ -4,7 +4,7 @@ import { useNotifications } from '../../api/queries';
 import type { Notification } from '../../api/types';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
-import { unreadCount } from '../../lib/newness';
+import { unreadCount } from './newness';
 import { formatRelativeTime, relativeTime } from '../../lib/time';
 import { bcp47, useTranslation } from '../../lib/i18n';
 import { notificationLink, notificationText } from './notificationText';

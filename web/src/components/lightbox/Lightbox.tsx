@@ -6,7 +6,7 @@ import type {
   PointerEvent as ReactPointerEvent,
 } from 'react';
 import { createPortal } from 'react-dom';
-import { useTranslation } from '../lib/i18n';
+import { useTranslation } from '../../lib/i18n';
 import {
   DOUBLE_TAP_SCALE,
   IDENTITY_VIEW,
@@ -20,8 +20,8 @@ import {
   pinchView,
   wheelZoomFactor,
   zoomAt,
-} from '../lib/zoom.ts';
-import type { Point, Size, Tap, View } from '../lib/zoom.ts';
+} from './zoom.ts';
+import type { Point, Size, Tap, View } from './zoom.ts';
 import styles from './Lightbox.module.css';
 
 export interface LightboxImage {
