@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -21,6 +22,11 @@ export default tseslint.config(
       // Fastify hooks and plugins are written as async functions by convention, awaiting or not.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    // The rules of hooks, and the React Compiler's checks of what components and hooks may do.
+    files: ['web/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     // Tests read arbitrary JSON answers.

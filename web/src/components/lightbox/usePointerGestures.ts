@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import type { MouseEvent as ReactMouseEvent, PointerEvent as ReactPointerEvent, RefObject } from 'react';
 import { capturePointer, releasePointer } from './stage.ts';
 import { usePressIntent } from './usePressIntent.ts';
-import { useStateResetOn } from './useStateResetOn.ts';
+import { useStateResetOn } from '../../hooks/useStateResetOn';
 import type { Zoom } from './useZoom.ts';
 import { clampView, detectSwipe, isDoubleTap, isZoomed, pinchGeometry, pinchView } from './zoom.ts';
 import type { Point, Tap, View } from './zoom.ts';
@@ -59,8 +59,8 @@ export interface PointerGestures {
  */
 export function usePointerGestures(options: GestureOptions): PointerGestures {
   const { index, zoom, hasPrevious, hasNext } = options;
-  const [drag, setDrag] = useStateResetOn<number, Point>(index, NO_DRAG);
-  const [gesturing, setGesturing] = useStateResetOn(index, false);
+  const [drag, setDrag] = useStateResetOn<number, Point>(index, () => NO_DRAG);
+  const [gesturing, setGesturing] = useStateResetOn(index, () => false);
   const pointers = useRef(new Map<number, Point>());
   const gesture = useRef<Gesture>(NO_GESTURE);
   const lastTap = useRef<Tap | null>(null);
