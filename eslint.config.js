@@ -21,6 +21,9 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       // Fastify hooks and plugins are written as async functions by convention, awaiting or not.
       '@typescript-eslint/require-await': 'off',
+      // A switch over a union must name every member or say in a default what the rest do, so a
+      // member added later cannot fall through unnoticed where no default was written.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
   },
   {
