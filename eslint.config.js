@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -20,7 +21,15 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       // Fastify hooks and plugins are written as async functions by convention, awaiting or not.
       '@typescript-eslint/require-await': 'off',
+      // A switch over a union must name every member or say in a default what the rest do, so a
+      // member added later cannot fall through unnoticed where no default was written.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
+  },
+  {
+    // The rules of hooks, and the React Compiler's checks of what components and hooks may do.
+    files: ['web/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     // Tests read arbitrary JSON answers.

@@ -1,5 +1,5 @@
 import { imageUrl } from '../lib/api';
-import { avatarColor, initial } from '../lib/avatar';
+import { avatarColor, initial } from './avatarColors';
 import type { FileRef } from '@kith/common';
 import styles from './Avatar.module.css';
 

@@ -3,10 +3,9 @@ import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { keys } from '../api/queries';
+import { useSubmit } from '../hooks/useSubmit';
 import { call } from '../lib/api';
-import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
-import { showError } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 
 /** /create-group: create the group, then its invitation, then open its page (product spec §4). */
@@ -15,27 +14,24 @@ export default function CreateGroup() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
+  // Creating a group cannot be undone: the form stays locked while the new group's page opens.
+  const { pending, run } = useSubmit({ lockAfterSuccess: true });
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     // An empty name blocks creation silently (product spec §5).
     if (name.trim() === '') return;
-    setBusy(true);
-    try {
+    void run(async () => {
       const group = await call('POST /api/groups', { body: { name: name.trim() } });
       if (group.secretKey) await call('POST /api/groups/invitation/{key}', { params: { key: group.secretKey } });
       await client.invalidateQueries({ queryKey: keys.me });
       void navigate(`/groups/${group.id}`);
-    } catch (error) {
-      showError(errorText(t, error));
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <div className={ui.page}>
-      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={submit}>
         <h1 className={ui.title}>{t('create_group.title')}</h1>
         <p className={ui.muted}>{t('create_group.explanation')}</p>
         <label className={ui.label}>
@@ -49,7 +45,7 @@ export default function CreateGroup() {
             onChange={(event) => setName(event.target.value)}
           />
         </label>
-        <button className={ui.button} type="submit" disabled={busy}>
+        <button className={ui.button} type="submit" disabled={pending}>
           {t('create_group.submit')}
         </button>
       </form>

@@ -5,10 +5,10 @@ import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { MessageCard } from '../features/feed/MessageCard';
 import { InvitePanel } from '../features/groups/InvitePanel';
-import { FEED_STEP, initialVisibleCount, isNearBottom, shouldFetchMore } from '../lib/feed';
+import { shouldFetchMore } from '../features/feed/paging';
+import { useRevealedCount } from '../features/feed/useRevealedCount';
 import { useTranslation } from '../lib/i18n';
-import { isMessageNew } from '../lib/newness';
-import { throttle } from '../lib/throttle';
+import { isMessageNew } from '../features/notifications/newness';
 import ui from '../styles/ui.module.css';
 import styles from './GroupFeed.module.css';
 
@@ -21,48 +21,22 @@ export default function GroupFeed() {
   const groupName = me?.groups.find((group) => group.id === id)?.name ?? '';
   const feed = useFeed(id);
   const { data: notifications = [] } = useNotifications();
-  const [visible, setVisible] = useState(() => initialVisibleCount(window.innerWidth, window.innerHeight));
   const [inviteOpen, setInviteOpen] = useState(false);
 
   const cards = feed.data?.pages.flatMap((page) => page.messages) ?? [];
   const loaded = cards.length;
   const hasMore = feed.hasNextPage;
-
-  useEffect(() => setVisible(initialVisibleCount(window.innerWidth, window.innerHeight)), [id]);
+  const [visible, pageRef] = useRevealedCount(id, loaded);
 
   const { fetchNextPage, isFetchingNextPage } = feed;
   useEffect(() => {
     if (shouldFetchMore(visible, loaded, hasMore) && !isFetchingNextPage) void fetchNextPage();
   }, [visible, loaded, hasMore, isFetchingNextPage, fetchNextPage]);
 
-  useEffect(() => {
-    // Near the bottom, 10 more cards show; the handler is throttled to 100 ms (product spec §4, §7).
-    const handler = throttle(() => {
-      const metrics = {
-        scrollTop: window.scrollY,
-        viewportHeight: window.innerHeight,
-        contentHeight: document.documentElement.scrollHeight,
-      };
-      if (window.scrollY > 0 && isNearBottom(metrics)) setVisible((count) => count + FEED_STEP);
-    }, 100);
-    window.addEventListener('scroll', handler, { passive: true });
-    return () => {
-      handler.cancel();
-      window.removeEventListener('scroll', handler);
-    };
-  }, []);
-
-  useEffect(() => {
-    // A screen taller than the cards shown cannot scroll, so no scroll would ever reveal more.
-    if (loaded > 0 && visible < loaded && document.documentElement.scrollHeight <= window.innerHeight) {
-      setVisible((count) => count + FEED_STEP);
-    }
-  }, [visible, loaded]);
-
   if (feed.isError) return <LoadError error={feed.error} onRetry={() => void feed.refetch()} />;
 
   return (
-    <div className={styles.page}>
+    <div ref={pageRef} className={styles.page}>
       <header className={styles.header}>
         <h1 className={styles.name}>{groupName}</h1>
         <div className={ui.row}>

@@ -2,10 +2,10 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
+import { useSubmit } from '../hooks/useSubmit';
 import { call } from '../lib/api';
-import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
-import { showAlert, showError } from '../lib/notify';
+import { showAlert } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 
 /** /login, with a forgot-password mode that asks only for the e-mail. */
@@ -15,12 +15,11 @@ export default function Login() {
   const [forgot, setForgot] = useState(false);
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { pending, run } = useSubmit();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    try {
+    void run(async () => {
       const mail = login.trim().toLowerCase();
       if (forgot) {
         await call('POST /api/password-reset-mail', { body: { mail } });
@@ -30,23 +29,19 @@ export default function Login() {
         const answer = await call('POST /api/login', { body: { login: mail, password } });
         signIn(answer.api_key);
       }
-    } catch (error) {
-      showError(errorText(t, error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <main className={ui.narrow}>
-      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={submit}>
         <h1 className={ui.title}>{forgot ? t('login.forgot_title') : t('login.title')}</h1>
         {forgot && <p className={ui.muted}>{t('login.forgot_explanation')}</p>}
         <EmailField value={login} onChange={setLogin} />
         {!forgot && (
           <PasswordField label={t('login.password')} purpose="current" value={password} onChange={setPassword} />
         )}
-        <button className={ui.button} type="submit" disabled={busy}>
+        <button className={ui.button} type="submit" disabled={pending}>
           {forgot ? t('login.send_reset') : t('login.submit')}
         </button>
         <div className={ui.row}>

@@ -11,7 +11,7 @@ import { Comments } from '../features/messages/Comments';
 import { MessageView } from '../features/messages/MessageView';
 import { useRouteState } from '../features/layout/useRouteState';
 import { useNotificationActions } from '../features/notifications/useNotificationActions';
-import { matchingUnread } from '../lib/newness';
+import { matchingUnread } from '../features/notifications/newness';
 import ui from '../styles/ui.module.css';
 import styles from './MessagePage.module.css';
 

@@ -2,10 +2,10 @@ import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
+import { useSubmit } from '../hooks/useSubmit';
 import { call } from '../lib/api';
-import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
-import { showAlert, showError } from '../lib/notify';
+import { showAlert } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 
 /** /password-reset?mail=&key=: choose a new password from the e-mailed link. */
@@ -15,32 +15,27 @@ export default function PasswordReset() {
   const [params] = useSearchParams();
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { pending, run } = useSubmit();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (password !== confirm) {
       showAlert('errors.passwords_dont_match', 'danger');
       return;
     }
-    setBusy(true);
-    try {
+    void run(async () => {
       const answer = await call('POST /api/new-password', {
         body: { mail: params.get('mail') ?? '', key: params.get('key') ?? '', password },
       });
       showAlert('password_reset.done');
       // The reset rotates the key (contract §3.5): the returned one is the new key.
       signIn(answer.api_key);
-    } catch (error) {
-      showError(errorText(t, error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <main className={ui.narrow}>
-      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={submit}>
         <h1 className={ui.title}>{t('password_reset.title')}</h1>
         <p className={ui.muted}>{params.get('mail')}</p>
         <PasswordField label={t('password_reset.new_password')} purpose="new" value={password} onChange={setPassword} />
@@ -51,7 +46,7 @@ export default function PasswordReset() {
           value={confirm}
           onChange={setConfirm}
         />
-        <button className={ui.button} type="submit" disabled={busy}>
+        <button className={ui.button} type="submit" disabled={pending}>
           {t('password_reset.submit')}
         </button>
       </form>

@@ -3,10 +3,9 @@ import { Link, useSearchParams } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { EmailField, PasswordField } from '../features/auth/fields';
 import { useSignIn } from '../features/auth/useSignIn';
+import { useSubmit } from '../hooks/useSubmit';
 import { call } from '../lib/api';
-import { errorText } from '../lib/errors';
 import { useTranslation } from '../lib/i18n';
-import { showError } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 
 /** Reads an invite key from a pasted invitation link or the bare key. */
@@ -24,26 +23,21 @@ export default function Signup() {
   const [inviteKey, setInviteKey] = useState(fromLink);
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { pending, run } = useSubmit();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    try {
+    void run(async () => {
       const answer = await call('POST /api/signup', {
         body: { login: login.trim().toLowerCase(), password, invite_key: inviteKeyOf(inviteKey) },
       });
       signIn(answer.api_key, answer.group ? `/groups/${answer.group}` : '/');
-    } catch (error) {
-      showError(errorText(t, error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <main className={ui.narrow}>
-      <form className={`${ui.card} ${ui.form}`} onSubmit={(event) => void submit(event)}>
+      <form className={`${ui.card} ${ui.form}`} onSubmit={submit}>
         <h1 className={ui.title}>{t('signup.title')}</h1>
         <p className={ui.muted}>{t('signup.welcome')}</p>
         {fromLink === '' && (
@@ -66,7 +60,7 @@ export default function Signup() {
           onChange={setPassword}
           hint={<span className={ui.muted}>{t('signup.password_hint', { min: LIMITS.passwordMin })}</span>}
         />
-        <button className={ui.button} type="submit" disabled={busy}>
+        <button className={ui.button} type="submit" disabled={pending}>
           {t('signup.submit')}
         </button>
         <p className={ui.muted}>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo } from 'react';
 import { imageUrl } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
-import type { ComposerFile } from '../../lib/uploads';
+import type { ComposerFile } from './uploads';
 import styles from './FilePreviews.module.css';
 
 function Preview({ file, onToggle }: { file: ComposerFile; onToggle: () => void }) {

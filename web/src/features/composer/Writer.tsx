@@ -6,7 +6,7 @@ import { Spinner } from '../../components/Spinner';
 import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { showAlert } from '../../lib/notify';
-import { filesToSend, isUploading } from '../../lib/uploads';
+import { filesToSend, isUploading } from './uploads';
 import ui from '../../styles/ui.module.css';
 import { FilePreviews } from './FilePreviews';
 import { toJpeg } from './pastedImage';

@@ -1,7 +1,7 @@
 import { useEffect, useReducer, useRef } from 'react';
 import type { FileObject } from '@kith/common';
 import { uploadFile } from '../../lib/api';
-import { nextToStart, type RemoteFile, uploadsReducer } from '../../lib/uploads';
+import { nextToStart, type RemoteFile, uploadsReducer } from './uploads';
 import { showAlert } from '../../lib/notify';
 import { fileEvents } from '../live/useLiveEvents';
 

@@ -2,8 +2,8 @@ import { Link } from 'react-router';
 import type { MessagePreview } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { imageUrl } from '../../lib/api';
-import { bcp47, useTranslation } from '../../lib/i18n';
-import { formatRelativeTime, relativeTime } from '../../lib/time';
+import { useRelativeTime } from '../../hooks/useRelativeTime';
+import { useTranslation } from '../../lib/i18n';
 import styles from './MessageCard.module.css';
 
 const TEXT_PREVIEW = 280;
@@ -27,10 +27,11 @@ function CommentIcon({ filled }: { filled: boolean }) {
  * count with a filled icon when there is something new (product spec §2).
  */
 export function MessageCard({ message, isNew, backUrl }: { message: MessagePreview; isNew: boolean; backUrl: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const age = useRelativeTime();
   const title = message.data.title?.trim();
   const text = message.data.text?.trim() ?? '';
-  const when = formatRelativeTime(relativeTime(message.lastActivityDate, Date.now()), t, bcp47(i18n.language));
+  const when = age(message.lastActivityDate);
   return (
     <article className={styles.card}>
       <Link to={`/messages/${message.id}`} state={{ backUrl }} className={styles.link}>

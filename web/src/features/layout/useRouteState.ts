@@ -1,5 +1,5 @@
 import { useLocation } from 'react-router';
-import { parseRoute, type RouteState } from '../../lib/route';
+import { parseRoute, type RouteState } from './route';
 
 /**
  * The router fields of the spec for the current URL. `backUrl` travels in the history entry's

@@ -4,7 +4,7 @@ import { keys } from '../../api/queries';
 import type { Message } from '@kith/common';
 import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
-import { truncate } from '../../lib/links';
+import { truncate } from './links';
 import styles from './Breadcrumbs.module.css';
 
 const LABEL_MAX = 30; // product spec §9

@@ -13,7 +13,7 @@ import {
   showAll,
   showNext,
   showPrevious,
-} from '../../lib/commentWindow';
+} from './commentWindow';
 import { useTranslation } from '../../lib/i18n';
 import { MessageView } from './MessageView';
 import styles from './Comments.module.css';

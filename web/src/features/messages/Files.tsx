@@ -5,7 +5,7 @@ import { fileUrl, imageUrl } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import styles from './Files.module.css';
 
-const Lightbox = lazy(() => import('../../components/Lightbox').then((m) => ({ default: m.Lightbox })));
+const Lightbox = lazy(() => import('../../components/lightbox/Lightbox').then((m) => ({ default: m.Lightbox })));
 
 function kind(type: string): 'image' | 'video' | 'audio' | 'pdf' | 'other' {
   if (type.startsWith('image/')) return 'image';

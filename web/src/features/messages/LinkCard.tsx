@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useLinkPreview } from '../../api/queries';
 import { imageUrl } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
-import { truncate } from '../../lib/links';
+import { truncate } from './links';
 import styles from './LinkCard.module.css';
 
 const DESCRIPTION_MAX = 500; // product spec §9

@@ -1,5 +1,5 @@
 import type { Message } from '@kith/common';
-import { firstUrl } from '../../lib/links';
+import { firstUrl } from './links';
 import { Files } from './Files';
 import { LinkCard } from './LinkCard';
 import { RichText } from './RichText';

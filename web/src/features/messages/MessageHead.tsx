@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import type { Message } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
+import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { bcp47, useTranslation } from '../../lib/i18n';
-import { formatRelativeTime, relativeTime } from '../../lib/time';
 import styles from './MessageHead.module.css';
 
 interface MessageHeadProps {
@@ -13,7 +13,8 @@ interface MessageHeadProps {
 
 /** Avatar, author name and date. A removed author shows the default avatar and no name. */
 export function MessageHead({ message, actions }: MessageHeadProps) {
-  const { t, i18n } = useTranslation();
+  const { i18n } = useTranslation();
+  const age = useRelativeTime();
   const date = new Date(message.createdAt * 1000);
   return (
     <div className={styles.head}>
@@ -21,7 +22,7 @@ export function MessageHead({ message, actions }: MessageHeadProps) {
       <div className={styles.meta}>
         {message.author !== null && <span className={styles.name}>{message.author.name}</span>}
         <time className={styles.time} dateTime={date.toISOString()} title={date.toLocaleString(bcp47(i18n.language))}>
-          {formatRelativeTime(relativeTime(message.createdAt, Date.now()), t, bcp47(i18n.language))}
+          {age(message.createdAt)}
         </time>
       </div>
       {actions !== undefined && <div className={styles.actions}>{actions}</div>}

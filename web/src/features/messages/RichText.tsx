@@ -1,5 +1,5 @@
 import { Fragment } from 'react';
-import { shortenLinkText, splitLinks } from '../../lib/links';
+import { shortenLinkText, splitLinks } from './links';
 
 /** Message text with its links clickable and long link texts shortened (product spec §9). */
 export function RichText({ text, className }: { text: string; className?: string }) {

@@ -4,9 +4,9 @@ import { useNotifications } from '../../api/queries';
 import type { Notification } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
-import { unreadCount } from '../../lib/newness';
-import { formatRelativeTime, relativeTime } from '../../lib/time';
-import { bcp47, useTranslation } from '../../lib/i18n';
+import { useRelativeTime } from '../../hooks/useRelativeTime';
+import { useTranslation } from '../../lib/i18n';
+import { unreadCount } from './newness';
 import { notificationLink, notificationText } from './notificationText';
 import { useNotificationActions } from './useNotificationActions';
 import styles from './NotificationsMenu.module.css';
@@ -21,7 +21,8 @@ function BellIcon() {
 
 /** The bell with its unread badge, and the list of the 20 latest notifications. */
 export function NotificationsMenu() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const age = useRelativeTime();
   const navigate = useNavigate();
   const { data = [] } = useNotifications();
   const { markRead, markAllRead, remove } = useNotificationActions();
@@ -71,9 +72,7 @@ export function NotificationsMenu() {
                   <Avatar user={n.fromUser} px={36} />
                   <span className={styles.text}>
                     <span>{notificationText(t, n)}</span>
-                    <span className={styles.time}>
-                      {formatRelativeTime(relativeTime(n.createdAt, Date.now()), t, bcp47(i18n.language))}
-                    </span>
+                    <span className={styles.time}>{age(n.createdAt)}</span>
                   </span>
                 </button>
                 <button

@@ -1,6 +1,6 @@
 import type { Notification } from '@kith/common';
 import type { TFunction } from '../../lib/i18n';
-import { truncate } from '../../lib/links';
+import { truncate } from '../messages/links';
 
 const TITLE_MAX = 50; // product spec §9: notification titles are cut to 50 characters
 

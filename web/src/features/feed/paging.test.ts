@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEED_STEP, initialVisibleCount, isNearBottom, shouldFetchMore } from './feed.ts';
+import { FEED_STEP, initialVisibleCount, isNearBottom, shouldFetchMore } from './paging.ts';
 
 describe('initialVisibleCount', () => {
   it('adds one card per full 68800 px² of screen', () => {

@@ -1,6 +1,6 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { initI18n } from '../lib/i18n';
+import { initI18n } from '../../lib/i18n';
 import { Lightbox } from './Lightbox.tsx';
 import type { LightboxImage, LightboxProps } from './Lightbox.tsx';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AVATAR_COLORS, avatarColor, initial } from './avatar.ts';
+import { AVATAR_COLORS, avatarColor, initial } from './avatarColors.ts';
 
 function luminance(hex: string): number {
   const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
