@@ -5,7 +5,7 @@ import type { Metadata, OutputInfo } from 'sharp';
 import { loadSharp } from '../../media/sharp.js';
 import type { AppContext } from '../../context.js';
 import { transaction } from '../../db/transaction.js';
-import { ApiError, featureDisabled, notFound } from '../../lib/errors.js';
+import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { uploadAvailable } from '../../media/tools.js';
 import { Throttle } from '../auth/throttles.js';
