@@ -32,6 +32,27 @@ export default tseslint.config(
     ...reactHooks.configs.flat.recommended,
   },
   {
+    // Infrastructure is domain-free: it never imports a feature (docs/ARCHITECTURE.md, "Layers").
+    // server/src/layers.unit.test.ts checks the same over the whole tree, and that features form
+    // a tree.
+    files: ['server/src/{db,events,http,jobs,lib,mail,media,search,storage}/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/features/**'],
+              message:
+                'Infrastructure folders must not import features: move the shared piece down (db/, lib/, http/).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read arbitrary JSON answers.
     files: ['**/*.test.ts', 'server/test/**/*.ts'],
     rules: {

@@ -13,7 +13,7 @@ import { registerDigestHandler } from './features/digests/service.js';
 import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { DbJobQueue } from './jobs/db-job-queue.js';
-import { registerMediaHandlers } from './media/handlers.js';
+import { registerMediaHandlers } from './features/files/media-jobs.js';
 import { detectMediaTools } from './media/tools.js';
 import { createSearchIndex } from './search/create.js';
 import { LocalFileStore } from './storage/local-file-store.js';

@@ -8,7 +8,7 @@
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { firstUrlInText } from '../../../server/dist/features/links/urls.js';
+import { firstUrlInText } from '../../../server/dist/lib/urls.js';
 import { tsqueryText } from '../../../server/dist/search/postgres-fts.js';
 import { ftsQuery } from '../../../server/dist/search/sqlite-fts.js';
 import { parseSearchTerms } from '../../../server/dist/search/terms.js';

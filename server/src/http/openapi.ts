@@ -3,9 +3,10 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { denyFraming } from './web.js';
-import { API_VERSION } from '../features/info/routes.js';
-import { MEDIA_COOKIE } from '../features/auth/media-cookie.js';
-import { PUBLIC_COOKIE } from '../features/messages/public-grants.js';
+import { MEDIA_COOKIE, PUBLIC_COOKIE } from './cookies.js';
+
+/** The API version this server implements (`/api/info` and the OpenAPI document). */
+export const API_VERSION = '1.0.0';
 
 /**
  * The OpenAPI 3.1 document is generated from the routes' schemas (contract §11.5). Registered before

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 // Brings the OpenAPI fields (summary, tags, security) into FastifySchema.
 import type {} from '@fastify/swagger';
 import { Type, type Static, type TSchema } from 'typebox';
-import type { UserRow } from '../features/users/queries.js';
+import type { UserRow } from '../db/rows.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -4,9 +4,9 @@ import type { Database } from '../db/schema.js';
 
 /** The jobs Kith runs, by name, with their payload (what `enqueue` takes and the handler gets). */
 export interface KithJobs {
-  /** Convert or remux an uploaded video, take its poster (src/media/handlers.ts). */
+  /** Convert or remux an uploaded video, take its poster (src/features/files/media-jobs.ts). */
   'process-video': { fileId: string };
-  /** Convert or clean an uploaded audio file (src/media/handlers.ts). */
+  /** Convert or clean an uploaded audio file (src/features/files/media-jobs.ts). */
   'process-audio': { fileId: string };
   /** Send one queued e-mail, sealed with the server secret (src/mail/queue.ts). */
   'send-mail': { kind: string; sealed: string };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Throttle, THROTTLES } from '../features/auth/throttles.js';
-import { canEditUser } from '../features/users/policy.js';
+import { Throttle, THROTTLES } from './throttles.js';
+import { canEditUser } from '../features/account/policy.js';
 import { redactUrl } from '../http/redact.js';
 import { Body } from './body.js';
 import type { Clock } from './clock.js';

@@ -1,5 +1,5 @@
-import type { RateLimiter } from '../../lib/rate-limiter.js';
-import { tooManyRequests } from '../../lib/errors.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { tooManyRequests } from './errors.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -9,9 +9,9 @@ import { buildUser, type BuiltUser } from '../../test/factories.js';
 import { useTestApp, type TestApp } from '../../test/harness.js';
 import { uploadFile } from '../../test/uploads.js';
 import type { PublishedEvent } from '../events/memory-event-bus.js';
-import { presentFrame } from '../events/present.js';
+import { presentFrame } from '../features/live/present.js';
 import { DbJobQueue } from '../jobs/db-job-queue.js';
-import { registerMediaHandlers } from './handlers.js';
+import { registerMediaHandlers } from '../features/files/media-jobs.js';
 import { ProgressParser } from './ffmpeg.js';
 
 const FIXTURES = path.join(import.meta.dirname, '../../test/fixtures');

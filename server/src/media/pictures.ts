@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import type { FileRow } from '../features/files/queries.js';
+import type { FileRow } from '../db/rows.js';
 import { notFound } from '../lib/errors.js';
 import { extractFrame } from './ffmpeg.js';
 import { renderFirstPage } from './pdf.js';

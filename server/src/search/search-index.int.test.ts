@@ -12,7 +12,7 @@ import * as m0001 from '../db/migrations/0001_initial.js';
 import * as m0002 from '../db/migrations/0002_messages.js';
 import * as m0003 from '../db/migrations/0003_search.js';
 import { transaction } from '../db/transaction.js';
-import type { GroupRow } from '../features/groups/queries.js';
+import type { GroupRow } from '../db/rows.js';
 import { newId } from '../lib/ids.js';
 import { randomToken } from '../lib/secrets.js';
 import { createSearchIndex } from './create.js';

@@ -1,4 +1,4 @@
-import type { UserRow } from './queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 /**
  * Who may act on a user (contract §4.3–4.5): only the user themself. Other ids answer 403 whether

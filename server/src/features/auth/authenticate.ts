@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { ApiError } from '../lib/errors.js';
-import { apiKeyHash } from '../features/auth/api-keys.js';
-import { refreshMediaCookie } from '../features/auth/media-cookie.js';
-import { findUserByApiKeyHash, type UserRow } from '../features/users/queries.js';
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { apiKeyHash } from './api-keys.js';
+import { refreshMediaCookie } from './media-cookie.js';
+import { findUserByApiKeyHash } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import { renderMailBody, type Block } from '../../mail/layout.js';
 import type { MailDraft } from '../../mail/queue.js';
 import { mailLanguage, translator, type Translate } from '../../mail/texts.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 // The account e-mails of contract §10.8, in the recipient's language (texts in locales/<lang>.json).
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../../../test/client.js';
 import { buildGroup, buildUser, DEFAULT_PASSWORD } from '../../../test/factories.js';
 import { createTestApp, type TestApp } from '../../../test/harness.js';
-import { MEDIA_COOKIE, userFromMediaCookie } from './media-cookie.js';
+import { userFromMediaCookie } from './media-cookie.js';
+import { MEDIA_COOKIE } from '../../http/cookies.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

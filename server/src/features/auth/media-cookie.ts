@@ -1,14 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { MEDIA_COOKIE, readCookie } from '../../http/cookies.js';
 import { hmac, safeEqual } from '../../lib/secrets.js';
-import { findUserById, type UserRow } from '../users/queries.js';
+import { findUserById } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 /**
  * The media cookie `kith_media` (contract §1.9): lets `<img>` and `<video>` tags, which cannot send
  * `X-AUTH-TOKEN`, load thumbnails. It names the user and their key version, is signed by the server,
  * accepted for 7 days after issue, and read only by the read-only image endpoints.
  */
-export const MEDIA_COOKIE = 'kith_media';
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 const RENEW_AFTER_MS = 24 * 60 * 60 * 1000;
 
@@ -40,15 +41,6 @@ export function parseMediaCookie(ctx: AppContext, value: string | undefined, now
   if (!Number.isSafeInteger(keyVersion) || !Number.isSafeInteger(issuedAt)) return null;
   if (issuedAt > now || now - issuedAt > MAX_AGE_MS) return null;
   return { userId, keyVersion, issuedAt };
-}
-
-/** The value of one cookie in a `Cookie` header. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
-  }
-  return undefined;
 }
 
 /**

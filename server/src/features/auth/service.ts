@@ -9,9 +9,10 @@ import { hashPassword, verifyDummyPassword, verifyPassword } from '../../lib/pas
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { addMember } from '../groups/service.js';
 import { findGroupBySecretKey } from '../groups/queries.js';
-import { findUserByLogin, type UserRow } from '../users/queries.js';
+import { findUserByLogin } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { newApiKey } from './api-keys.js';
-import { Throttle } from './throttles.js';
+import { Throttle } from '../../lib/throttles.js';
 import { passwordChangedMail, passwordResetMail } from './mails.js';
 import { queueMail } from '../../mail/queue.js';
 

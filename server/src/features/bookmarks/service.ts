@@ -8,7 +8,7 @@ import { parseLimit } from '../../lib/params.js';
 import { presentPreview } from '../messages/presenter.js';
 import { childCounts, findMessageViews, previewsOf } from '../messages/queries.js';
 import { loadReadableMessage } from '../messages/service.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 interface BookmarkRow {
   id: string;

@@ -3,7 +3,7 @@ import type { DigestFrequency } from '../../jobs/job-queue.js';
 import { renderMailBody, type Block } from '../../mail/layout.js';
 import type { MailDraft } from '../../mail/queue.js';
 import { mailLanguage, translator } from '../../mail/texts.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 /** One new post or comment in a digest. */
 export interface DigestItem {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { route } from '../../http/route.js';
 import { ApiError } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
-import { Throttle } from '../auth/throttles.js';
+import { Throttle } from '../../lib/throttles.js';
 import { stopNotificationEmails } from './service.js';
 import { checkUnsubscribeToken } from './unsubscribe.js';
 

@@ -5,7 +5,7 @@ import { queueMail } from '../../mail/queue.js';
 import { signedImageUrl } from '../files/signing.js';
 import { previewsOf } from '../messages/queries.js';
 import { selectNotifications } from '../notifications/queries.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { digestMail, type DigestItem } from './mail.js';
 import { DIGEST_FREQUENCIES, latestSlot } from './schedule.js';
 import { unsubscribeToken, unsubscribeUrls } from './unsubscribe.js';

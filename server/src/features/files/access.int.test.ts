@@ -4,8 +4,8 @@ import type { ApiResponse } from '../../../test/client.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp } from '../../../test/harness.js';
 import { uploadFile } from '../../../test/uploads.js';
-import { MEDIA_COOKIE } from '../auth/media-cookie.js';
-import { PUBLIC_COOKIE } from '../messages/public-grants.js';
+import { MEDIA_COOKIE } from '../../http/cookies.js';
+import { PUBLIC_COOKIE } from '../../http/cookies.js';
 
 // Bytes, metadata, thumbnails and crops ask one module (access.ts) who may read a file (contract
 // §1.8, §1.9). These tests read one file through all four doors as each kind of caller and check

@@ -2,14 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
-import { unauthenticated } from '../../http/auth.js';
+import { unauthenticated } from '../auth/authenticate.js';
 import { ApiError, notFound } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import { userFromMediaCookie } from '../auth/media-cookie.js';
-import { urlsInText } from '../links/urls.js';
-import { grantedMessages, hasPublicCookie } from '../messages/public-grants.js';
-import { isUserVisibleTo, type UserRow } from '../users/queries.js';
-import { findFile, isAttachedToReadableMessage, usersWithAvatar, type FileRow } from './queries.js';
+import { urlsInText } from '../../lib/urls.js';
+import { grantedMessages } from '../grants/public-grants.js';
+import { hasPublicCookie } from '../../http/cookies.js';
+import { isUserVisibleTo } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
+import { findFile, isAttachedToReadableMessage, usersWithAvatar } from './queries.js';
+import type { FileRow } from '../../db/rows.js';
 import { checkImageSignature, checkSignature } from './signing.js';
 
 // Who may read a file (contract §1.8, §1.9), in one place: the file's metadata

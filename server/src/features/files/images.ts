@@ -5,7 +5,7 @@ import { ApiError, invalidField, notFound } from '../../lib/errors.js';
 import { sha256 } from '../../lib/secrets.js';
 import { pictureSource } from '../../media/pictures.js';
 import { loadSharp } from '../../media/sharp.js';
-import type { FileRow } from './queries.js';
+import type { FileRow } from '../../db/rows.js';
 
 export type ImageType = 'thumbnail' | 'crop';
 export type ImageFormat = 'jpeg' | 'webp';

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import type { AppContext } from '../context.js';
-import { publishCommitted } from '../db/effects.js';
-import { findFile, type FileRow } from '../features/files/queries.js';
-import { PermanentJobError, type JobQueue, type RunningJob } from '../jobs/job-queue.js';
+import type { AppContext } from '../../context.js';
+import { publishCommitted } from '../../db/effects.js';
+import { findFile } from './queries.js';
+import type { FileRow } from '../../db/rows.js';
+import { PermanentJobError, type JobQueue, type RunningJob } from '../../jobs/job-queue.js';
 import {
   cleanAac,
   cleanMp3,
@@ -13,9 +14,9 @@ import {
   transcodeAudio,
   transcodeVideo,
   type ProbeResult,
-} from './ffmpeg.js';
-import { makeStill } from './pictures.js';
-import { fetchToFile, storeFile, withFileWorkspace } from './workspace.js';
+} from '../../media/ffmpeg.js';
+import { makeStill } from '../../media/pictures.js';
+import { fetchToFile, storeFile, withFileWorkspace } from '../../media/workspace.js';
 
 /** Progress is written and published at most this often per file (ms). */
 const PROGRESS_EVERY_MS = 2000;

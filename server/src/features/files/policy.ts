@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { attachedToReadableMessages, type FileRow } from './queries.js';
+import { attachedToReadableMessages } from './queries.js';
+import type { FileRow } from '../../db/rows.js';
 
 // What a caller may do with files: put them on a message, make one their avatar. Who may read a
 // file is decided in access.ts.

@@ -2,7 +2,7 @@ import { FileObject } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { toSeconds } from '../../lib/clock.js';
 import { contentUrl } from './signing.js';
-import type { FileRow } from './queries.js';
+import type { FileRow } from '../../db/rows.js';
 
 export { FileObject };
 

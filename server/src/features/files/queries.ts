@@ -1,7 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, FilesTable } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { FileRow } from '../../db/rows.js';
+import type { Database } from '../../db/schema.js';
 
-export type FileRow = Selectable<FilesTable>;
 type Q = Kysely<Database>;
 
 export function findFile(db: Q, id: string): Promise<FileRow | undefined> {

@@ -8,11 +8,11 @@ import { transaction } from '../../db/transaction.js';
 import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { uploadAvailable } from '../../media/tools.js';
-import { Throttle } from '../auth/throttles.js';
-import type { UserRow } from '../users/queries.js';
+import { Throttle } from '../../lib/throttles.js';
+import type { UserRow } from '../../db/rows.js';
 import { isShowable, MAX_IMAGE_RATIO } from './images.js';
 import { presentFile, type FileObject } from './presenter.js';
-import type { FileRow } from './queries.js';
+import type { FileRow } from '../../db/rows.js';
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
 const MAX_IMAGE_SIDE = 4096;
@@ -227,7 +227,7 @@ export async function receiveUpload(
     }
     storedKey = `${id}.${detected.ext}`;
     await ctx.files.move(tmpKey, storedKey);
-    // Video and audio are answered `raw` with progress 0; their job (src/media/handlers.ts)
+    // Video and audio are answered `raw` with progress 0; their job (src/features/files/media-jobs.ts)
     // converts them and moves them to `ready`. A PDF's preview is made on first request.
     const status = kind === 'pdf' ? 'ready' : 'raw';
     const row = fileRow(id, user, now, detected, meter.bytes, fileName, { status, width: null, height: null });

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { hmac, safeEqual } from '../../lib/secrets.js';
-import { readCookie } from '../auth/media-cookie.js';
-import { urlsInText } from '../links/urls.js';
+import { PUBLIC_COOKIE, readCookie } from '../../http/cookies.js';
+import { urlsInText } from '../../lib/urls.js';
 
 /**
  * The public-link cookie `kith_public` (contract §1.9, §6.7). `GET /api/public/{token}` adds a grant
@@ -13,7 +13,6 @@ import { urlsInText } from '../links/urls.js';
  * replacing it ends the grant at once). Read only by GET/HEAD `/api/images/…`, `GET /api/files/{id}`
  * and `GET /api/links/by_url`.
  */
-export const PUBLIC_COOKIE = 'kith_public';
 export const PUBLIC_GRANT_MS = 24 * 60 * 60 * 1000;
 export const MAX_PUBLIC_GRANTS = 10;
 
@@ -85,11 +84,6 @@ export function grantPublicMessage(
     'Set-Cookie',
     `${PUBLIC_COOKIE}=${publicCookieValue(ctx, grants)}; HttpOnly; SameSite=Lax; Path=${ctx.config.basePath}/${secure}`,
   );
-}
-
-/** Whether the request carries a `kith_public` cookie at all (before any database look-up). */
-export function hasPublicCookie(request: FastifyRequest): boolean {
-  return readCookie(request.headers.cookie, PUBLIC_COOKIE) !== undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Group, GroupRef } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { presentUser } from '../users/presenter.js';
-import type { GroupRow } from './queries.js';
+import type { GroupRow } from '../../db/rows.js';
 
 /** A nested group reference with its name (used in `me.groups`, join and leave answers). */
 export function presentGroupRef(group: Pick<GroupRow, 'id' | 'name'>): GroupRef {

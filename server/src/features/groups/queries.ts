@@ -1,9 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, GroupsTable, MembershipsTable } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { GroupRow } from '../../db/rows.js';
+import type { Database } from '../../db/schema.js';
 
-export type GroupRow = Selectable<GroupsTable>;
-/** A row of a group's member list, as the access rules need it. */
-export type Membership = Pick<Selectable<MembershipsTable>, 'group_id' | 'user_id'>;
 type Q = Kysely<Database>;
 
 export function findGroupById(db: Q, id: string): Promise<GroupRow | undefined> {
@@ -23,16 +21,6 @@ export function findGroupByName(db: Q, name: string): Promise<GroupRow | undefin
   return db.selectFrom('groups').selectAll().where('name', '=', name).orderBy('created_at').limit(1).executeTakeFirst();
 }
 
-/** The user's row in the group's member list, if they are a member (the facts of groups/policy.ts). */
-export function findMembership(db: Q, groupId: string, userId: string): Promise<Membership | undefined> {
-  return db
-    .selectFrom('memberships')
-    .select(['group_id', 'user_id'])
-    .where('group_id', '=', groupId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-}
-
 /** Members in the order they joined, with what the group object shows of each. */
 export function listMembers(db: Q, groupId: string): Promise<{ id: string; name: string; avatar_id: string | null }[]> {
   return db
@@ -43,12 +31,4 @@ export function listMembers(db: Q, groupId: string): Promise<{ id: string; name:
     .orderBy('memberships.joined_at')
     .orderBy('users.id')
     .execute();
-}
-
-/** Ids of the group's members other than `exceptUserId`: the recipients of a group notification. */
-export async function listOtherMemberIds(db: Q, groupId: string, exceptUserId: string | null): Promise<string[]> {
-  let query = db.selectFrom('memberships').select('user_id').where('group_id', '=', groupId);
-  if (exceptUserId !== null) query = query.where('user_id', '!=', exceptUserId);
-  const rows = await query.execute();
-  return rows.map((r) => r.user_id);
 }

@@ -4,7 +4,7 @@ import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { ApiError } from '../../lib/errors.js';
 import { requireId } from '../../lib/ids.js';
-import { Throttle } from '../auth/throttles.js';
+import { Throttle } from '../../lib/throttles.js';
 import { acceptInvitation, createGroup, getGroup, leaveGroup, renameGroup, resetInviteKey } from './service.js';
 
 /** Groups: create, read, rename, leave, invitation keys (contract §5). */

@@ -4,15 +4,10 @@ import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import { ApiError, featureDisabled, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { notifyGroupMembers } from '../notifications/service.js';
-import type { UserRow } from '../users/queries.js';
-import {
-  findGroupById,
-  findGroupBySecretKey,
-  findMembership,
-  listMembers,
-  type GroupRow,
-  type Membership,
-} from './queries.js';
+import type { UserRow } from '../../db/rows.js';
+import { findGroupById, findGroupBySecretKey, listMembers } from './queries.js';
+import { findMembership } from '../memberships/queries.js';
+import type { GroupRow, Membership } from '../../db/rows.js';
 import { canLeaveGroup, canRenameGroup, canResetInviteKey, canSeeGroup } from './policy.js';
 import { presentGroup, presentGroupRef } from './presenter.js';
 

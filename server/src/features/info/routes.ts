@@ -1,11 +1,9 @@
 import { LIMITS } from '@kith/common';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { API_VERSION } from '../../http/openapi.js';
 import { route } from '../../http/route.js';
 import { uploadAvailable } from '../../media/tools.js';
-
-/** The API version this server implements. */
-export const API_VERSION = '1.0.0';
 
 /** GET /api/info (contract §3.1): what this instance offers, for clients to adapt. */
 export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { unauthenticated } from '../../http/auth.js';
+import { unauthenticated } from '../auth/authenticate.js';
 import { route } from '../../http/route.js';
-import { grantedMessages, hasPublicCookie, isUrlGranted } from '../messages/public-grants.js';
+import { grantedMessages, isUrlGranted } from '../grants/public-grants.js';
+import { hasPublicCookie } from '../../http/cookies.js';
 import { getLinkPreview } from './service.js';
 
 /** GET /api/links/by_url (contract §7.5): the preview of a web page, fetched under the fetch rules. */

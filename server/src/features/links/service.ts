@@ -7,7 +7,7 @@ import { PermanentJobError, type JobQueue } from '../../jobs/job-queue.js';
 import { toSeconds } from '../../lib/clock.js';
 import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { Throttle } from '../auth/throttles.js';
+import { Throttle } from '../../lib/throttles.js';
 import { embedCode } from './embeds.js';
 import {
   checkUrlShape,
@@ -20,7 +20,7 @@ import {
 import { pageReader } from './page-reader.js';
 import { parseOEmbed, type OEmbedInfo } from './parse.js';
 import { storePreviewImage } from './preview-image.js';
-import { firstUrlInText } from './urls.js';
+import { firstUrlInText } from '../../lib/urls.js';
 
 /**
  * GET /api/links/by_url (contract §7.5): one stored preview per URL, shared by every user. The first

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { listOtherMemberIds } from '../features/groups/queries.js';
-import type { KithEvent } from './event-bus.js';
+import type { Database } from '../../db/schema.js';
+import { listOtherMemberIds } from '../memberships/queries.js';
+import type { KithEvent } from '../../events/event-bus.js';
 
 /**
  * Who may receive a live event (contract §11.4), the one rule for live delivery and for replays:

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../test/client.js';
-import { expectError, UUID_V4, PREVIEW_KEYS } from '../../test/expect.js';
-import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
-import { createTestApp, type TestApp } from '../../test/harness.js';
-import type { GroupRow } from '../features/groups/queries.js';
-import { newId } from '../lib/ids.js';
+import { ApiClient } from '../../../test/client.js';
+import { expectError, UUID_V4, PREVIEW_KEYS } from '../../../test/expect.js';
+import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
+import { createTestApp, type TestApp } from '../../../test/harness.js';
+import type { GroupRow } from '../../db/rows.js';
+import { newId } from '../../lib/ids.js';
 import { eventStreamsOf } from './stream.js';
-import { EventReader, expectGrowingIds, serve, type Received } from '../../test/sse.js';
+import { EventReader, expectGrowingIds, serve, type Received } from '../../../test/sse.js';
 
 describe('live event stream (contract §11.4)', () => {
   let t: TestApp;

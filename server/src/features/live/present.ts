@@ -1,15 +1,15 @@
 import type { LiveEvent } from '@kith/common';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { presentFile, type FileSigner } from '../features/files/presenter.js';
-import { findFile } from '../features/files/queries.js';
-import { previewAnswer } from '../features/messages/service.js';
-import { findMessage, lineageOf } from '../features/messages/queries.js';
-import { presentNotification } from '../features/notifications/presenter.js';
-import { findOwnNotification } from '../features/notifications/queries.js';
-import { ApiError } from '../lib/errors.js';
-import type { KithEvent } from './event-bus.js';
-import type { PublishedEvent } from './memory-event-bus.js';
+import type { Database } from '../../db/schema.js';
+import { presentFile, type FileSigner } from '../files/presenter.js';
+import { findFile } from '../files/queries.js';
+import { previewAnswer } from '../messages/service.js';
+import { findMessage, lineageOf } from '../messages/queries.js';
+import { presentNotification } from '../notifications/presenter.js';
+import { findOwnNotification } from '../notifications/queries.js';
+import { ApiError } from '../../lib/errors.js';
+import type { KithEvent } from '../../events/event-bus.js';
+import type { PublishedEvent } from '../../events/memory-event-bus.js';
 
 /**
  * One Server-Sent Events frame: `id`, `event` and a one-line JSON `data`, ended by a blank line. The

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { route } from '../http/route.js';
-import type { AppContext } from '../context.js';
-import { Throttle } from '../features/auth/throttles.js';
+import { route } from '../../http/route.js';
+import type { AppContext } from '../../context.js';
+import { Throttle } from '../../lib/throttles.js';
 import { receivableBy, recipientsOf } from './audience.js';
-import { REPLAY_LIMITS, type PublishedEvent } from './memory-event-bus.js';
+import { REPLAY_LIMITS, type PublishedEvent } from '../../events/memory-event-bus.js';
 import { presentFrame, sseFrame } from './present.js';
 
 /**

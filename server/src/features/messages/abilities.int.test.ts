@@ -5,7 +5,7 @@ import type { ApiResponse } from '../../../test/client.js';
 import { CANNOT } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp } from '../../../test/harness.js';
-import type { GroupRow } from '../groups/queries.js';
+import type { GroupRow } from '../../db/rows.js';
 
 // The Message's `can` (a Kith addition): what the caller may do with it, filled by the server from
 // messages/policy.ts so clients need not re-derive the rules. Every answer that carries a Message

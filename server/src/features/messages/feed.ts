@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { presentFeedItem } from './presenter.js';
 import {
   childCounts,

@@ -4,7 +4,7 @@ import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { CANNOT, expectError, UUID_V4, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
-import type { GroupRow } from '../groups/queries.js';
+import type { GroupRow } from '../../db/rows.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
 type Json = ApiResponse['body'];

@@ -2,9 +2,10 @@ import type { FeedItem, FileObject, Message, MessagePreview } from '@kith/common
 import { toSeconds } from '../../lib/clock.js';
 import { presentGroupRef } from '../groups/presenter.js';
 import { presentUser } from '../users/presenter.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { messageAbilities } from './policy.js';
-import { lineageOf, type MessageRow, type MessageView } from './queries.js';
+import { lineageOf, type MessageView } from './queries.js';
+import type { MessageRow } from '../../db/rows.js';
 
 /** `data` with only the keys that were set; `{}` on a placeholder (contract §2.4). */
 export function presentData(m: Pick<MessageRow, 'title' | 'text' | 'no_embed' | 'is_deleted'>): Message['data'] {

@@ -2,7 +2,7 @@ import type { Message } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { featureDisabled, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { canShareMessage } from './policy.js';
 import { presentPublicMessage } from './presenter.js';
 import { findMessageViews, linkPreviewsOf, presentedFilesOf } from './queries.js';

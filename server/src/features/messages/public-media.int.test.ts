@@ -6,10 +6,11 @@ import type { ApiResponse } from '../../../test/client.js';
 import { expectError } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
-import type { GroupRow } from '../groups/queries.js';
+import type { GroupRow } from '../../db/rows.js';
 import { PREVIEW_IMAGE_MAX_BYTES } from '../links/preview-image.js';
 import { linkPreviewsSettled } from '../links/service.js';
-import { MAX_PUBLIC_GRANTS, PUBLIC_COOKIE, PUBLIC_GRANT_MS } from './public-grants.js';
+import { MAX_PUBLIC_GRANTS, PUBLIC_GRANT_MS } from '../grants/public-grants.js';
+import { PUBLIC_COOKIE } from '../../http/cookies.js';
 
 // Link previews with images, card pictures from the first URL, and the kith_public cookie
 // (contract §1.8 rules 4 and 5, §1.9, §2.9, §6.1, §6.7, §7.5, §10.6). Every page and image is

@@ -1,12 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { FileObject } from '@kith/common';
-import type { Database, MessagesTable } from '../../db/schema.js';
-import type { Membership } from '../groups/queries.js';
+import type { Database } from '../../db/schema.js';
+import type { MessageRow } from '../../db/rows.js';
+import type { Membership } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
-import { firstUrlInText } from '../links/urls.js';
+import { firstUrlInText } from '../../lib/urls.js';
 
-export type MessageRow = Selectable<MessagesTable>;
 type Q = Kysely<Database>;
 
 export function findMessage(db: Q, id: string): Promise<MessageRow | undefined> {

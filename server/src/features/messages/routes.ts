@@ -4,7 +4,7 @@ import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { parseId, requireId } from '../../lib/ids.js';
 import { groupFeed, groupPage, randomMessage } from './feed.js';
-import { grantPublicMessage } from './public-grants.js';
+import { grantPublicMessage } from '../grants/public-grants.js';
 import { getPublicLink, getPublicMessage, revokePublicLink } from './public-links.js';
 import { createMessage, deleteMessage, getMessage, getPreview, updateMessage } from './service.js';
 

@@ -6,9 +6,9 @@ import { ApiError, invalidField, missingField, notFound } from '../../lib/errors
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
 import { canPostInGroup } from '../groups/policy.js';
-import { findMembership } from '../groups/queries.js';
+import { findMembership } from '../memberships/queries.js';
 import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { canDeleteMessage, canEditMessage, canPublishMessage, canReadMessage, canReplyTo } from './policy.js';
 import { presentMessage, presentPreview } from './presenter.js';
@@ -21,13 +21,13 @@ import {
   linkPreviewsOf,
   presentedFilesOf,
   previewsOf,
-  type MessageRow,
 } from './queries.js';
+import type { MessageRow } from '../../db/rows.js';
 import type { FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
 import { findFiles } from '../files/queries.js';
 import { queueLinkPreview } from '../links/service.js';
-import { firstUrlInText } from '../links/urls.js';
+import { firstUrlInText } from '../../lib/urls.js';
 
 const notAuthor = () => new ApiError(403, 'not_author', 'Only the author can do this');
 const invalidParent = () =>

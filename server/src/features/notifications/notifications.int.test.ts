@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
-import type { GroupRow } from '../groups/queries.js';
+import type { GroupRow } from '../../db/rows.js';
 import { toSeconds } from '../../lib/clock.js';
 import { expectError, UUID_V4 as UUID } from '../../../test/expect.js';
 import { useTestApp } from '../../../test/harness.js';

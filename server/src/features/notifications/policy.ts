@@ -1,4 +1,4 @@
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import type { NotificationView } from './queries.js';
 
 // What a caller may do with a notification (contract §1.8): it is visible to its owner only, and

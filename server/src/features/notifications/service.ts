@@ -2,8 +2,8 @@ import type { NotificationType } from '@kith/common';
 import type { Effects, Tx } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { newOrderedId, parseId } from '../../lib/ids.js';
-import { listOtherMemberIds } from '../groups/queries.js';
-import type { UserRow } from '../users/queries.js';
+import { listOtherMemberIds } from '../memberships/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { findNotification, type NotificationView } from './queries.js';
 
 /** What a notification says; recipients are chosen by the caller of `notify*`. */

@@ -6,7 +6,7 @@ import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.j
 import { useTestApp } from '../../../test/harness.js';
 import { transaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
-import type { GroupRow } from '../groups/queries.js';
+import type { GroupRow } from '../../db/rows.js';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 

@@ -6,8 +6,8 @@ import type { Body } from '../../lib/body.js';
 import { invalidField, missingField, notFound } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import { canSeeGroup } from '../groups/policy.js';
-import { findMembership } from '../groups/queries.js';
-import type { UserRow } from '../users/queries.js';
+import { findMembership } from '../memberships/queries.js';
+import type { UserRow } from '../../db/rows.js';
 import { highlightTerms, presentSearchAnswer, presentSearchMessage, type SearchRow } from './presenter.js';
 
 export const DEFAULT_SEARCH_LIMIT = 100;

@@ -1,6 +1,6 @@
 import type { Me, UserRef } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
-import type { UserRow } from './queries.js';
+import type { UserRow } from '../../db/rows.js';
 
 /** A nested file reference (avatar). */
 export interface FileRef {

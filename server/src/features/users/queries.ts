@@ -1,7 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, UsersTable } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { UserRow } from '../../db/rows.js';
+import type { Database } from '../../db/schema.js';
 
-export type UserRow = Selectable<UsersTable>;
 type Q = Kysely<Database>;
 
 /** The user holding an API key, looked up by the key's hash. */

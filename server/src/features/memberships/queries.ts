@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { Membership } from '../../db/rows.js';
+import type { Database } from '../../db/schema.js';
+
+// Who belongs to which group, as every feature asks it: the facts of the access rules and the
+// recipients of group events. Below every feature that asks, so none of them imports another for it.
+
+type Q = Kysely<Database>;
+
+/** The user's row in the group's member list, if they are a member (the facts of groups/policy.ts). */
+export function findMembership(db: Q, groupId: string, userId: string): Promise<Membership | undefined> {
+  return db
+    .selectFrom('memberships')
+    .select(['group_id', 'user_id'])
+    .where('group_id', '=', groupId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Ids of the group's members other than `exceptUserId`: the recipients of a group notification. */
+export async function listOtherMemberIds(db: Q, groupId: string, exceptUserId: string | null): Promise<string[]> {
+  let query = db.selectFrom('memberships').select('user_id').where('group_id', '=', groupId);
+  if (exceptUserId !== null) query = query.where('user_id', '!=', exceptUserId);
+  const rows = await query.execute();
+  return rows.map((r) => r.user_id);
+}
