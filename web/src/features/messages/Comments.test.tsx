@@ -3,42 +3,18 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
-import type { Me, Message, MessageRef } from '@kith/common';
+import type { Message, MessageRef } from '@kith/common';
+import { me, message, NOW_SECONDS } from '../../test/fixtures';
 import { initI18n } from '../../lib/i18n';
 import { Comments } from './Comments';
 
-const me: Me = {
-  id: 'me',
-  entityType: 'user',
-  name: 'Ana',
-  login: 'ana@example.org',
-  avatar: null,
-  groups: [],
-  data: {},
-  createdAt: 1767268800,
-  lastActivityDate: 1767268800,
-};
-
 function comment(n: number): Message {
-  return {
+  return message({
     id: `c${n}`,
-    entityType: 'message',
-    type: 'standard',
-    createdAt: 1767268800 + n,
-    lastActivityDate: 1767268800 + n,
+    createdAt: NOW_SECONDS + n,
+    lastActivityDate: NOW_SECONDS + n,
     data: { text: `Comment number ${n}` },
-    author: { id: 'ben', entityType: 'user', name: 'Ben', avatar: null },
-    group: { id: 'g', entityType: 'group', name: 'Family' },
-    parent: { id: 'root', entityType: 'message' },
-    lineage: ['root'],
-    children: [],
-    files: [],
-    preview: null,
-    isInFront: false,
-    isPublic: false,
-    isDeleted: false,
-    can: { edit: false, delete: false, publish: false },
-  };
+  });
 }
 
 function setup(count: number, focusId?: string) {

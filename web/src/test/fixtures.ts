@@ -1,0 +1,43 @@
+// API objects for the web client's component tests, typed by the server's schemas (@kith/common):
+// a fixture that drifts from what the server answers does not compile.
+import type { Me, Message } from '@kith/common';
+
+/** Noon, 1 January 2026, in seconds. */
+export const NOW_SECONDS = 1767268800;
+
+/** The signed-in user, Ana. */
+export const me: Me = {
+  id: 'me',
+  entityType: 'user',
+  name: 'Ana',
+  login: 'ana@example.org',
+  avatar: null,
+  groups: [],
+  data: {},
+  createdAt: NOW_SECONDS,
+  lastActivityDate: NOW_SECONDS,
+};
+
+/** A reply by Ben in the group Family, which nobody may change; `overrides` set the rest. */
+export function message(overrides: Partial<Message> = {}): Message {
+  return {
+    id: 'm1',
+    entityType: 'message',
+    type: 'standard',
+    createdAt: NOW_SECONDS,
+    lastActivityDate: NOW_SECONDS,
+    data: { text: 'Beach day' },
+    author: { id: 'ben', entityType: 'user', name: 'Ben', avatar: null },
+    group: { id: 'g', entityType: 'group', name: 'Family' },
+    parent: { id: 'root', entityType: 'message' },
+    lineage: ['root'],
+    children: [],
+    files: [],
+    preview: null,
+    isInFront: false,
+    isPublic: false,
+    isDeleted: false,
+    can: { edit: false, delete: false, publish: false },
+    ...overrides,
+  };
+}
