@@ -9,7 +9,15 @@ import { userFromMediaCookie } from '../auth/media-cookie.js';
 import { urlsInText } from '../links/urls.js';
 import { grantedMessages, hasPublicCookie } from '../messages/public-grants.js';
 import { isUserVisibleTo, type UserRow } from '../users/queries.js';
-import { findFile, isAttachedToReadableMessage, usersWithAvatar, type FileRow } from './queries.js';
+import {
+  findFile,
+  isAttachedToAnyOf,
+  isAttachedToReadableMessage,
+  isLinkPreviewImage,
+  isPreviewImageOfAnyLink,
+  usersWithAvatar,
+  type FileRow,
+} from './queries.js';
 import { checkImageSignature, checkSignature } from './signing.js';
 
 // Who may read a file (contract §1.8, §1.9), in one place: the file's metadata
@@ -17,17 +25,6 @@ import { checkImageSignature, checkSignature } from './signing.js';
 // ask this module, so the three can never disagree about who may see what.
 
 type Q = Kysely<Database>;
-
-/** Whether the file is the preview image of a stored link (readable file rule 4, §1.8). */
-async function isLinkPreviewImage(db: Q, fileId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('links')
-    .select('id')
-    .where('preview_file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
 
 /**
  * Readable file rules 1–4 (contract §1.8) for a signed-in caller: they uploaded it, it is the
@@ -55,28 +52,11 @@ export async function isFileGranted(
   fileId: string,
 ): Promise<boolean> {
   if (messages.length === 0) return false;
-  const attached = await db
-    .selectFrom('message_files')
-    .select('file_id')
-    .where(
-      'message_id',
-      'in',
-      messages.map((m) => m.id),
-    )
-    .where('file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  if (attached !== undefined) return true;
+  const messageIds = messages.map((m) => m.id);
+  if (await isAttachedToAnyOf(db, messageIds, fileId)) return true;
   const urls = [...new Set(messages.flatMap((m) => urlsInText(m.text)))];
   if (urls.length === 0) return false;
-  const link = await db
-    .selectFrom('links')
-    .select('id')
-    .where('url', 'in', urls)
-    .where('preview_file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  return link !== undefined;
+  return isPreviewImageOfAnyLink(db, urls, fileId);
 }
 
 /** What a request brings to read a file with: a user (header or media cookie), a public cookie. */

@@ -72,3 +72,43 @@ export async function firstFilesOfMessages(db: Q, messageIds: string[]): Promise
   for (const { message_id: messageId, ...file } of rows) result.set(messageId, file);
   return result;
 }
+
+/** Writes a new file row. */
+export async function insertFile(db: Q, row: FileRow): Promise<void> {
+  await db.insertInto('files').values(row).execute();
+}
+
+/** Whether the file is the preview image of a stored link (readable file rule 4, §1.8). */
+export async function isLinkPreviewImage(db: Q, fileId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('links')
+    .select('id')
+    .where('preview_file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether the file is attached to one of the messages of `messageIds`. */
+export async function isAttachedToAnyOf(db: Q, messageIds: string[], fileId: string): Promise<boolean> {
+  const attached = await db
+    .selectFrom('message_files')
+    .select('file_id')
+    .where('message_id', 'in', messageIds)
+    .where('file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return attached !== undefined;
+}
+
+/** Whether the file is the preview image of the stored link of one of `urls`. */
+export async function isPreviewImageOfAnyLink(db: Q, urls: string[], fileId: string): Promise<boolean> {
+  const link = await db
+    .selectFrom('links')
+    .select('id')
+    .where('url', 'in', urls)
+    .where('preview_file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return link !== undefined;
+}

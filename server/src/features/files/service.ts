@@ -12,7 +12,7 @@ import { Throttle } from '../auth/throttles.js';
 import type { UserRow } from '../users/queries.js';
 import { isShowable, MAX_IMAGE_RATIO } from './images.js';
 import { presentFile, type FileObject } from './presenter.js';
-import type { FileRow } from './queries.js';
+import { insertFile, type FileRow } from './queries.js';
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
 const MAX_IMAGE_SIDE = 4096;
@@ -250,7 +250,7 @@ export async function recordUpload(ctx: AppContext, upload: ReceivedUpload): Pro
   try {
     // The job exists exactly when the file does: both in one transaction.
     await transaction(ctx, async (tx, effects) => {
-      await tx.insertInto('files').values(row).execute();
+      await insertFile(tx, row);
       if (job !== null) await effects.enqueue(job, { fileId: row.id });
     });
   } catch (error) {
