@@ -23,7 +23,15 @@ import { canBeAvatarOf } from '../files/policy.js';
 import { findFile } from '../files/queries.js';
 import { canEditUser } from './policy.js';
 import { getMe } from '../users/service.js';
-import { findUserByLogin } from '../users/queries.js';
+import {
+  deleteUserRow,
+  findUserByLogin,
+  groupsWithMembers,
+  loadUser,
+  markGroupsEmptied,
+  updateUserRow,
+} from '../users/queries.js';
+import { groupIdsOfUser } from '../memberships/queries.js';
 import type { UserRow } from '../../db/rows.js';
 import type { UsersTable } from '../../db/schema.js';
 
@@ -122,13 +130,13 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
 
   const updated = await transaction(ctx, async (tx, effects) => {
     try {
-      await tx.updateTable('users').set(changes).where('id', '=', caller.id).execute();
+      await updateUserRow(tx, caller.id, changes);
     } catch (error) {
       // Two accounts racing for the same login: the unique index decides.
       if (newLogin !== undefined && isUniqueViolation(error)) throw loginTaken();
       throw error;
     }
-    const user = await tx.selectFrom('users').selectAll().where('id', '=', caller.id).executeTakeFirstOrThrow();
+    const user = await loadUser(tx, caller.id);
     // Search matches the author's current name (contract §10.7): a new name re-indexes their messages.
     if (changes.name !== undefined && user.name !== caller.name) await reindexAuthor(ctx, tx, caller.id, user.name);
     // A password change does not rotate the key (the 0.5.6 client would log itself out).
@@ -148,24 +156,16 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
   if (!canEditUser(caller, targetId)) throw forbidden('You can only delete your own account');
   await transaction(ctx, async (tx, effects) => {
     const now = ctx.clock.now();
-    const groups = await tx.selectFrom('memberships').select('group_id').where('user_id', '=', caller.id).execute();
+    const groupIds = await groupIdsOfUser(tx, caller.id);
     // The messages stay searchable, no longer by the author's name (contract §10.4): re-indexed
     // without it while `author_id` still finds them.
     await reindexAuthor(ctx, tx, caller.id, null);
     // Foreign keys cascade memberships, owned notifications and reset keys, and null `from_user_id`.
-    await tx.deleteFrom('users').where('id', '=', caller.id).execute();
-    if (groups.length > 0) {
-      const groupIds = groups.map((g) => g.group_id);
-      const stillUsed = await tx
-        .selectFrom('memberships')
-        .select('group_id')
-        .distinct()
-        .where('group_id', 'in', groupIds)
-        .execute();
-      const used = new Set(stillUsed.map((g) => g.group_id));
+    await deleteUserRow(tx, caller.id);
+    if (groupIds.length > 0) {
+      const used = await groupsWithMembers(tx, groupIds);
       const emptied = groupIds.filter((id) => !used.has(id));
-      if (emptied.length > 0)
-        await tx.updateTable('groups').set({ emptied_at: now }).where('id', 'in', emptied).execute();
+      if (emptied.length > 0) await markGroupsEmptied(tx, emptied, now);
     }
     await queueMail(ctx, effects, accountDeletedMail(ctx.config, caller));
     // The account's live streams end (contract §11.4).

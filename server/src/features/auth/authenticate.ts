@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { apiKeyHash } from './api-keys.js';
 import { refreshMediaCookie } from './media-cookie.js';
+import { recordActivity } from './queries.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
 import type { UserRow } from '../../db/rows.js';
 
@@ -55,9 +56,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     const userId = request.user.id;
     // Through `Db.transaction`, so on SQLite it shares the commit of the writes around it.
     await ctx.db
-      .transaction((tx) =>
-        tx.updateTable('users').set({ last_activity_date: ctx.clock.now() }).where('id', '=', userId).execute(),
-      )
+      .transaction((tx) => recordActivity(tx, userId, ctx.clock.now()))
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
     return payload;
   });

@@ -12,6 +12,14 @@ import { findGroupBySecretKey } from '../groups/queries.js';
 import { findUserByLogin } from '../users/queries.js';
 import type { UserRow } from '../../db/rows.js';
 import { newApiKey } from './api-keys.js';
+import {
+  countResetKeysSince,
+  findValidResetKey,
+  insertResetKey,
+  insertUserRow,
+  replaceApiKey,
+  spendResetKeys,
+} from './queries.js';
 import { Throttle } from '../../lib/throttles.js';
 import { passwordChangedMail, passwordResetMail } from './mails.js';
 import { queueMail } from '../../mail/queue.js';
@@ -164,7 +172,7 @@ export async function insertUser(
     created_at: input.now,
     last_activity_date: input.now,
   };
-  await tx.insertInto('users').values(user).execute();
+  await insertUserRow(tx, user);
   return user;
 }
 
@@ -181,31 +189,17 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
     const user = await findUserByLogin(tx, mail);
     if (user === undefined) return;
     const now = ctx.clock.now();
-    const recent = await tx
-      .selectFrom('password_reset_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('user_id', '=', user.id)
-      .where('created_at', '>', now - 60 * 60 * 1000)
-      .executeTakeFirstOrThrow();
-    if (Number(recent.n) >= 3) return; // 3 mails per account and hour; later requests send nothing.
-    await tx
-      .updateTable('password_reset_keys')
-      .set({ used_at: now })
-      .where('user_id', '=', user.id)
-      .where('used_at', 'is', null)
-      .execute();
+    const recent = await countResetKeysSince(tx, user.id, now - 60 * 60 * 1000);
+    if (recent >= 3) return; // 3 mails per account and hour; later requests send nothing.
+    await spendResetKeys(tx, user.id, now);
     const key = randomToken();
-    await tx
-      .insertInto('password_reset_keys')
-      .values({
-        id: newId(),
-        user_id: user.id,
-        key_hash: sha256(key),
-        created_at: now,
-        expires_at: now + RESET_KEY_TTL_MS,
-        used_at: null,
-      })
-      .execute();
+    await insertResetKey(tx, {
+      id: newId(),
+      userId: user.id,
+      keyHash: sha256(key),
+      createdAt: now,
+      expiresAt: now + RESET_KEY_TTL_MS,
+    });
     const link = `${ctx.config.publicUrl}/password-reset?mail=${encodeURIComponent(user.login)}&key=${encodeURIComponent(key)}`;
     await queueMail(ctx, effects, passwordResetMail(ctx.config, user, link));
   });
@@ -225,15 +219,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
   const now = ctx.clock.now();
   // Counted before the lookup so parallel guesses cannot slip past the limit; a success takes it back.
   failures.hit();
-  const found = await ctx.db.kysely
-    .selectFrom('password_reset_keys')
-    .innerJoin('users', 'users.id', 'password_reset_keys.user_id')
-    .select(['password_reset_keys.id as keyId', 'users.id as userId'])
-    .where('password_reset_keys.key_hash', '=', sha256(key))
-    .where('password_reset_keys.used_at', 'is', null)
-    .where('password_reset_keys.expires_at', '>', now)
-    .where('users.login', '=', mail)
-    .executeTakeFirst();
+  const found = await findValidResetKey(ctx.db.kysely, sha256(key), mail, now);
   if (found === undefined) throw invalidResetKey();
   failures.undo();
 
@@ -241,13 +227,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
   const apiKey = newApiKey(ctx);
   const user = await transaction(ctx, async (tx, effects) => {
     // Spend the key inside the transaction; a second request with the same key finds nothing.
-    const spent = await tx
-      .updateTable('password_reset_keys')
-      .set({ used_at: now })
-      .where('user_id', '=', found.userId)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(spent.numUpdatedRows) === 0) throw invalidResetKey();
+    if ((await spendResetKeys(tx, found.userId, now)) === 0) throw invalidResetKey();
     const rotated = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
     await queueMail(ctx, effects, passwordChangedMail(ctx.config, rotated));
     // The old key is dead: its live streams end too (contract §4.5, §11.4).
@@ -264,20 +244,5 @@ export async function rotateApiKey(
   apiKey: { hash: string; sealed: string },
   extra: { passwordHash?: string; now: number },
 ): Promise<UserRow> {
-  const current = await tx
-    .selectFrom('users')
-    .select('api_key_version')
-    .where('id', '=', userId)
-    .executeTakeFirstOrThrow();
-  await tx
-    .updateTable('users')
-    .set({
-      api_key_hash: apiKey.hash,
-      api_key_enc: apiKey.sealed,
-      api_key_version: current.api_key_version + 1,
-      ...(extra.passwordHash !== undefined ? { password_hash: extra.passwordHash } : {}),
-    })
-    .where('id', '=', userId)
-    .execute();
-  return tx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+  return replaceApiKey(tx, userId, apiKey, extra.passwordHash);
 }

@@ -9,13 +9,7 @@ import { presentPreview } from '../messages/presenter.js';
 import { childCounts, findMessageViews, previewsOf } from '../messages/queries.js';
 import { loadReadableMessage } from '../messages/service.js';
 import type { UserRow } from '../../db/rows.js';
-
-interface BookmarkRow {
-  id: string;
-  user_id: string;
-  message_id: string;
-  created_at: number;
-}
+import { deleteOwnBookmark, insertBookmark, listReadableBookmarks, loadBookmark, type BookmarkRow } from './queries.js';
 
 function presentBookmark(b: BookmarkRow, message?: Bookmark['message']): Bookmark {
   return {
@@ -41,33 +35,16 @@ export async function addBookmark(
   const message = await loadReadableMessage(ctx.db.kysely, user, messageId === 'invalid' ? null : messageId);
   if (message.is_deleted === 1) throw notFound();
   const row: BookmarkRow = { id: newId(), user_id: user.id, message_id: message.id, created_at: ctx.clock.now() };
-  const inserted = await ctx.db.kysely
-    .insertInto('bookmarks')
-    .values(row)
-    .onConflict((oc) => oc.columns(['user_id', 'message_id']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { created: true, bookmark: presentBookmark(row) };
-  const existing = await ctx.db.kysely
-    .selectFrom('bookmarks')
-    .selectAll()
-    .where('user_id', '=', user.id)
-    .where('message_id', '=', message.id)
-    .executeTakeFirstOrThrow();
+  if (await insertBookmark(ctx.db.kysely, row)) return { created: true, bookmark: presentBookmark(row) };
+  const existing = await loadBookmark(ctx.db.kysely, user.id, message.id);
   return { created: false, bookmark: presentBookmark(existing) };
 }
 
 /** DELETE /api/bookmarks/{id}: the owner's only; others answer 404. */
 export async function removeBookmark(ctx: AppContext, user: UserRow, rawId: string): Promise<void> {
   const id = parseId(rawId);
-  const result =
-    id === null
-      ? undefined
-      : await ctx.db.kysely
-          .deleteFrom('bookmarks')
-          .where('id', '=', id)
-          .where('user_id', '=', user.id)
-          .executeTakeFirst();
-  if (result === undefined || Number(result.numDeletedRows) === 0) throw notFound();
+  const deleted = id !== null && (await deleteOwnBookmark(ctx.db.kysely, user.id, id));
+  if (!deleted) throw notFound();
 }
 
 /**
@@ -82,19 +59,7 @@ export async function listBookmarks(
 ): Promise<Bookmark[]> {
   const limit = parseLimit(rawLimit, LIMITS.bookmarksDefault, LIMITS.bookmarksMax);
   const db = ctx.db.kysely;
-  const rows = await db
-    .selectFrom('bookmarks as b')
-    .innerJoin('messages as m', 'm.id', 'b.message_id')
-    .innerJoin('memberships as ms', (join) =>
-      join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', user.id),
-    )
-    .select(['b.id', 'b.user_id', 'b.message_id', 'b.created_at'])
-    .where('b.user_id', '=', user.id)
-    .where('m.is_deleted', '=', 0)
-    .orderBy('b.created_at', 'desc')
-    .orderBy('b.id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await listReadableBookmarks(db, user.id, limit);
   if (!expand) return rows.map((b) => presentBookmark(b));
   const ids = rows.map((b) => b.message_id);
   const [views, counts, previews] = await Promise.all([

@@ -4,9 +4,17 @@ import type { DigestFrequency, JobQueue } from '../../jobs/job-queue.js';
 import { queueMail } from '../../mail/queue.js';
 import { signedImageUrl } from '../files/signing.js';
 import { previewsOf } from '../messages/queries.js';
-import { selectNotifications } from '../notifications/queries.js';
 import type { UserRow } from '../../db/rows.js';
 import { digestMail, type DigestItem } from './mail.js';
+import {
+  advanceDigestSlot,
+  findDigestSlot,
+  insertDigestSlot,
+  markEmailed,
+  turnOffNotificationEmails,
+  unmailedNotifications,
+  usersWithUnmailed,
+} from './queries.js';
 import { DIGEST_FREQUENCIES, latestSlot } from './schedule.js';
 import { unsubscribeToken, unsubscribeUrls } from './unsubscribe.js';
 
@@ -36,27 +44,13 @@ export async function runDigestSchedule(ctx: AppContext): Promise<DigestFrequenc
   for (const frequency of DIGEST_FREQUENCIES) {
     const slot = latestSlot(frequency, now, ctx.config.timeZone);
     const claimed = await transaction(ctx, async (tx, effects) => {
-      const row = await tx
-        .selectFrom('digest_runs')
-        .select('slot')
-        .where('frequency', '=', frequency)
-        .executeTakeFirst();
-      if (row === undefined) {
-        await tx
-          .insertInto('digest_runs')
-          .values({ frequency, slot })
-          .onConflict((oc) => oc.column('frequency').doNothing())
-          .execute();
+      const current = await findDigestSlot(tx, frequency);
+      if (current === undefined) {
+        await insertDigestSlot(tx, frequency, slot);
         return false;
       }
-      if (Number(row.slot) >= slot) return false;
-      const moved = await tx
-        .updateTable('digest_runs')
-        .set({ slot })
-        .where('frequency', '=', frequency)
-        .where('slot', '<', slot)
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return false; // another process claimed it
+      if (current >= slot) return false;
+      if (!(await advanceDigestSlot(tx, frequency, slot))) return false; // another process claimed it
       await effects.enqueue('send-digests', { frequency, slot }, { maxAttempts: 10 });
       return true;
     });
@@ -89,38 +83,12 @@ type Recipient = Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>;
 
 /** Users of `frequency` with at least one unread, unmailed post or comment notification, by id. */
 function dueUsers(ctx: AppContext, frequency: DigestFrequency, after: string): Promise<Recipient[]> {
-  return ctx.db.kysely
-    .selectFrom('users as u')
-    .select(['u.id', 'u.login', 'u.name', 'u.lang'])
-    .where('u.notification_emails', '=', frequency)
-    .where('u.id', '>', after)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('notifications as n')
-          .select('n.id')
-          .whereRef('n.user_id', '=', 'u.id')
-          .where('n.read', '=', 0)
-          .where('n.emailed_at', 'is', null)
-          .where('n.type', 'in', DIGEST_TYPES),
-      ),
-    )
-    .orderBy('u.id')
-    .limit(USER_BATCH)
-    .execute();
+  return usersWithUnmailed(ctx.db.kysely, frequency, DIGEST_TYPES, after, USER_BATCH);
 }
 
 /** Pending notifications of one user, newest first, with the names the mail shows. */
 function pendingNotifications(tx: Tx, userId: string) {
-  return selectNotifications(tx)
-    .where('n.user_id', '=', userId)
-    .where('n.read', '=', 0)
-    .where('n.emailed_at', 'is', null)
-    .where('n.type', 'in', DIGEST_TYPES)
-    .orderBy('n.created_at', 'desc')
-    .orderBy('n.id')
-    .limit(DIGEST_TAKEN)
-    .execute();
+  return unmailedNotifications(tx, userId, DIGEST_TYPES, DIGEST_TAKEN);
 }
 
 async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFrequency): Promise<void> {
@@ -130,7 +98,7 @@ async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFre
     const now = ctx.clock.now();
     for (let i = 0; i < pending.length; i += 500) {
       const ids = pending.slice(i, i + 500).map((n) => n.id);
-      await tx.updateTable('notifications').set({ emailed_at: now }).where('id', 'in', ids).execute();
+      await markEmailed(tx, ids, now);
     }
 
     const listed = pending.slice(0, DIGEST_LISTED);
@@ -190,10 +158,5 @@ export function scheduleDigests(ctx: AppContext, everyMs = MINUTE_MS): () => voi
  * POST, and the logged-in bare path all end here.
  */
 export async function stopNotificationEmails(ctx: AppContext, userId: string): Promise<boolean> {
-  const result = await ctx.db.kysely
-    .updateTable('users')
-    .set({ notification_emails: 'none' })
-    .where('id', '=', userId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return turnOffNotificationEmails(ctx.db.kysely, userId);
 }

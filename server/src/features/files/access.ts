@@ -10,9 +10,15 @@ import { urlsInText } from '../../lib/urls.js';
 import { grantedMessages } from '../grants/public-grants.js';
 import { hasPublicCookie } from '../../http/cookies.js';
 import { isUserVisibleTo } from '../users/queries.js';
-import type { UserRow } from '../../db/rows.js';
-import { findFile, isAttachedToReadableMessage, usersWithAvatar } from './queries.js';
-import type { FileRow } from '../../db/rows.js';
+import type { FileRow, UserRow } from '../../db/rows.js';
+import {
+  findFile,
+  isAttachedToAnyOf,
+  isAttachedToReadableMessage,
+  isLinkPreviewImage,
+  isPreviewImageOfAnyLink,
+  usersWithAvatar,
+} from './queries.js';
 import { checkImageSignature, checkSignature } from './signing.js';
 
 // Who may read a file (contract §1.8, §1.9), in one place: the file's metadata
@@ -20,17 +26,6 @@ import { checkImageSignature, checkSignature } from './signing.js';
 // ask this module, so the three can never disagree about who may see what.
 
 type Q = Kysely<Database>;
-
-/** Whether the file is the preview image of a stored link (readable file rule 4, §1.8). */
-async function isLinkPreviewImage(db: Q, fileId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('links')
-    .select('id')
-    .where('preview_file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
 
 /**
  * Readable file rules 1–4 (contract §1.8) for a signed-in caller: they uploaded it, it is the
@@ -58,28 +53,11 @@ export async function isFileGranted(
   fileId: string,
 ): Promise<boolean> {
   if (messages.length === 0) return false;
-  const attached = await db
-    .selectFrom('message_files')
-    .select('file_id')
-    .where(
-      'message_id',
-      'in',
-      messages.map((m) => m.id),
-    )
-    .where('file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  if (attached !== undefined) return true;
+  const messageIds = messages.map((m) => m.id);
+  if (await isAttachedToAnyOf(db, messageIds, fileId)) return true;
   const urls = [...new Set(messages.flatMap((m) => urlsInText(m.text)))];
   if (urls.length === 0) return false;
-  const link = await db
-    .selectFrom('links')
-    .select('id')
-    .where('url', 'in', urls)
-    .where('preview_file_id', '=', fileId)
-    .limit(1)
-    .executeTakeFirst();
-  return link !== undefined;
+  return isPreviewImageOfAnyLink(db, urls, fileId);
 }
 
 /** What a request brings to read a file with: a user (header or media cookie), a public cookie. */

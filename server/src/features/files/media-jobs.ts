@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { publishCommitted } from '../../db/effects.js';
-import { findFile } from './queries.js';
+import { findFile, markRawFileFailed, replaceConvertedFile, setRawFileProgress } from './queries.js';
 import type { FileRow } from '../../db/rows.js';
 import { PermanentJobError, type JobQueue, type RunningJob } from '../../jobs/job-queue.js';
 import {
@@ -49,14 +49,9 @@ function progressReporter(ctx: MediaContext, file: FileRow): (percent: number) =
     last = percent;
     lastAt = now;
     writing = true;
-    ctx.db.kysely
-      .updateTable('files')
-      .set({ progress: percent })
-      .where('id', '=', file.id)
-      .where('status', '=', 'raw')
-      .executeTakeFirst()
-      .then((result) => {
-        if (Number(result.numUpdatedRows) > 0) publish(ctx, file);
+    setRawFileProgress(ctx.db.kysely, file.id, percent)
+      .then((changed) => {
+        if (changed) publish(ctx, file);
       })
       .catch((error: unknown) => ctx.log.warn({ err: error, fileId: file.id }, 'recording progress failed'))
       .finally(() => {
@@ -98,27 +93,18 @@ async function processFile(
     const { size } = await storeFile(ctx, out.file, key);
     // A new version: derived pictures of the original are keyed by the old `updated_at`.
     const updatedAt = Math.max(ctx.clock.now(), file.updated_at + 1);
-    const result = await ctx.db.kysely
-      .updateTable('files')
-      .set({
-        status: 'ready',
-        progress: null,
-        error: null,
-        type: out.mime,
-        ext: out.ext,
-        // The download name follows the new format: "IMG_0042.MOV" becomes "IMG_0042.mp4".
-        name: renameExtension(file.name, out.ext),
-        storage_key: key,
-        size,
-        width: after?.video?.width ?? null,
-        height: after?.video?.height ?? null,
-        updated_at: updatedAt,
-      })
-      .where('id', '=', file.id)
-      .where('status', '=', 'raw')
-      .where('storage_key', '=', file.storage_key)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) {
+    const replaced = await replaceConvertedFile(ctx.db.kysely, file, {
+      type: out.mime,
+      ext: out.ext,
+      // The download name follows the new format: "IMG_0042.MOV" becomes "IMG_0042.mp4".
+      name: renameExtension(file.name, out.ext),
+      storage_key: key,
+      size,
+      width: after?.video?.width ?? null,
+      height: after?.video?.height ?? null,
+      updated_at: updatedAt,
+    });
+    if (!replaced) {
       // Deleted (or finished by another run) meanwhile: keep nothing of this run.
       await ctx.files.delete(key);
       return;
@@ -151,13 +137,8 @@ async function giveUp(ctx: MediaContext, fileId: string, error: unknown, fallbac
   const reason = error instanceof MediaError ? error.reason : fallback;
   const file = await findFile(ctx.db.kysely, fileId);
   if (file === undefined) return;
-  const result = await ctx.db.kysely
-    .updateTable('files')
-    .set({ status: 'ready', progress: null, error: reason, updated_at: Math.max(ctx.clock.now(), file.updated_at) })
-    .where('id', '=', fileId)
-    .where('status', '=', 'raw')
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) > 0) publish(ctx, file);
+  const updatedAt = Math.max(ctx.clock.now(), file.updated_at);
+  if (await markRawFileFailed(ctx.db.kysely, fileId, reason, updatedAt)) publish(ctx, file);
 }
 
 /** A MediaError that retrying cannot fix stops the retries. */

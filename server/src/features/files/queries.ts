@@ -72,3 +72,84 @@ export async function firstFilesOfMessages(db: Q, messageIds: string[]): Promise
   for (const { message_id: messageId, ...file } of rows) result.set(messageId, file);
   return result;
 }
+
+/** Writes a new file row. */
+export async function insertFile(db: Q, row: FileRow): Promise<void> {
+  await db.insertInto('files').values(row).execute();
+}
+
+/** Whether the file is the preview image of a stored link (readable file rule 4, §1.8). */
+export async function isLinkPreviewImage(db: Q, fileId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('links')
+    .select('id')
+    .where('preview_file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether the file is attached to one of the messages of `messageIds`. */
+export async function isAttachedToAnyOf(db: Q, messageIds: string[], fileId: string): Promise<boolean> {
+  const attached = await db
+    .selectFrom('message_files')
+    .select('file_id')
+    .where('message_id', 'in', messageIds)
+    .where('file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return attached !== undefined;
+}
+
+/** Whether the file is the preview image of the stored link of one of `urls`. */
+export async function isPreviewImageOfAnyLink(db: Q, urls: string[], fileId: string): Promise<boolean> {
+  const link = await db
+    .selectFrom('links')
+    .select('id')
+    .where('url', 'in', urls)
+    .where('preview_file_id', '=', fileId)
+    .limit(1)
+    .executeTakeFirst();
+  return link !== undefined;
+}
+
+/** Records a conversion's progress while the file is still raw; false when it is not (any more). */
+export async function setRawFileProgress(db: Q, fileId: string, percent: number): Promise<boolean> {
+  const result = await db
+    .updateTable('files')
+    .set({ progress: percent })
+    .where('id', '=', fileId)
+    .where('status', '=', 'raw')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Makes a raw file the converted one (new bytes, type, name, size), only while it is still raw and
+ * still has the bytes the conversion read; false when it was deleted or finished meanwhile.
+ */
+export async function replaceConvertedFile(
+  db: Q,
+  file: Pick<FileRow, 'id' | 'storage_key'>,
+  converted: Pick<FileRow, 'type' | 'ext' | 'name' | 'storage_key' | 'size' | 'width' | 'height' | 'updated_at'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('files')
+    .set({ status: 'ready', progress: null, error: null, ...converted })
+    .where('id', '=', file.id)
+    .where('status', '=', 'raw')
+    .where('storage_key', '=', file.storage_key)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Ends a raw file's conversion as failed (the original kept, ready, with the reason). */
+export async function markRawFileFailed(db: Q, fileId: string, reason: string, updatedAt: number): Promise<boolean> {
+  const result = await db
+    .updateTable('files')
+    .set({ status: 'ready', progress: null, error: reason, updated_at: updatedAt })
+    .where('id', '=', fileId)
+    .where('status', '=', 'raw')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -13,6 +13,7 @@ import type { UserRow } from '../../db/rows.js';
 import { isShowable, MAX_IMAGE_RATIO } from './images.js';
 import { presentFile, type FileObject } from './presenter.js';
 import type { FileRow } from '../../db/rows.js';
+import { insertFile } from './queries.js';
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
 const MAX_IMAGE_SIDE = 4096;
@@ -250,7 +251,7 @@ export async function recordUpload(ctx: AppContext, upload: ReceivedUpload): Pro
   try {
     // The job exists exactly when the file does: both in one transaction.
     await transaction(ctx, async (tx, effects) => {
-      await tx.insertInto('files').values(row).execute();
+      await insertFile(tx, row);
       if (job !== null) await effects.enqueue(job, { fileId: row.id });
     });
   } catch (error) {

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { hmac, safeEqual } from '../../lib/secrets.js';
 import { PUBLIC_COOKIE, readCookie } from '../../http/cookies.js';
 import { urlsInText } from '../../lib/urls.js';
+import { findSharedMessages } from './queries.js';
 
 /**
  * The public-link cookie `kith_public` (contract §1.9, §6.7). `GET /api/public/{token}` adds a grant
@@ -97,17 +98,8 @@ export async function grantedMessages(
   if (!ctx.config.publicLinks) return [];
   const grants = grantsOf(ctx, request);
   if (grants.length === 0) return [];
-  const rows = await ctx.db.kysely
-    .selectFrom('messages')
-    .select(['id', 'text', 'public_token'])
-    .where(
-      'id',
-      'in',
-      grants.map((g) => g.messageId),
-    )
-    .where('is_deleted', '=', 0)
-    .where('public_token', 'is not', null)
-    .execute();
+  const ids = grants.map((g) => g.messageId);
+  const rows = await findSharedMessages(ctx.db.kysely, ids);
   const links = new Map(grants.map((g) => [g.messageId, g.link]));
   return rows
     .filter((r) => r.public_token !== null && links.get(r.id) === linkTag(ctx, r.public_token))

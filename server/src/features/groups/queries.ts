@@ -32,3 +32,72 @@ export function listMembers(db: Q, groupId: string): Promise<{ id: string; name:
     .orderBy('users.id')
     .execute();
 }
+/** Writes a new group row. */
+export async function insertGroupRow(db: Q, group: GroupRow): Promise<void> {
+  await db.insertInto('groups').values(group).execute();
+}
+
+/**
+ * Adds a membership unless it exists (ON CONFLICT rather than a check first: two joins racing, a
+ * double submit, make one membership); true when a row was written.
+ */
+export async function insertMembership(db: Q, groupId: string, userId: string, now: number): Promise<boolean> {
+  const inserted = await db
+    .insertInto('memberships')
+    .values({ group_id: groupId, user_id: userId, joined_at: now })
+    .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 0;
+}
+
+/** Sets (a time) or clears (null) when a group was left without members, the start of its purge delay. */
+export async function setGroupEmptiedAt(db: Q, groupId: string, emptiedAt: number | null): Promise<void> {
+  await db.updateTable('groups').set({ emptied_at: emptiedAt }).where('id', '=', groupId).execute();
+}
+
+/** Sets a user's default group (null for none). */
+export async function setDefaultGroup(db: Q, userId: string, groupId: string | null): Promise<void> {
+  await db.updateTable('users').set({ default_group_id: groupId }).where('id', '=', userId).execute();
+}
+
+/** Renames a group. */
+export async function setGroupName(db: Q, groupId: string, name: string): Promise<void> {
+  await db.updateTable('groups').set({ name }).where('id', '=', groupId).execute();
+}
+
+/** Replaces a group's invite key. */
+export async function setGroupSecretKey(db: Q, groupId: string, key: string): Promise<void> {
+  await db.updateTable('groups').set({ secret_key: key }).where('id', '=', groupId).execute();
+}
+
+/** Removes a user from a group's member list. */
+export async function deleteMembership(db: Q, groupId: string, userId: string): Promise<void> {
+  await db.deleteFrom('memberships').where('group_id', '=', groupId).where('user_id', '=', userId).execute();
+}
+
+/** Deletes a user's notifications that came from a group. */
+export async function deleteNotificationsFromGroup(db: Q, userId: string, groupId: string): Promise<void> {
+  await db.deleteFrom('notifications').where('user_id', '=', userId).where('from_group_id', '=', groupId).execute();
+}
+
+/** The group a user joined first (ties by id), if they belong to any. */
+export async function findOldestGroupIdOf(db: Q, userId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('group_id')
+    .where('user_id', '=', userId)
+    .orderBy('joined_at')
+    .orderBy('group_id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.group_id;
+}
+
+/** Deletes a user's bookmarks of the messages of a group, in one statement. */
+export async function deleteBookmarksInGroup(db: Q, userId: string, groupId: string): Promise<void> {
+  await db
+    .deleteFrom('bookmarks')
+    .where('user_id', '=', userId)
+    .where('message_id', 'in', (eb) => eb.selectFrom('messages').select('id').where('group_id', '=', groupId))
+    .execute();
+}

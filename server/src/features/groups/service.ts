@@ -4,10 +4,23 @@ import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import { ApiError, featureDisabled, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { notifyGroupMembers } from '../notifications/service.js';
-import type { UserRow } from '../../db/rows.js';
-import { findGroupById, findGroupBySecretKey, listMembers } from './queries.js';
+import type { GroupRow, Membership, UserRow } from '../../db/rows.js';
 import { findMembership } from '../memberships/queries.js';
-import type { GroupRow, Membership } from '../../db/rows.js';
+import {
+  deleteBookmarksInGroup,
+  deleteMembership,
+  deleteNotificationsFromGroup,
+  findGroupById,
+  findGroupBySecretKey,
+  findOldestGroupIdOf,
+  insertGroupRow,
+  insertMembership,
+  listMembers,
+  setDefaultGroup,
+  setGroupEmptiedAt,
+  setGroupName,
+  setGroupSecretKey,
+} from './queries.js';
 import { canLeaveGroup, canRenameGroup, canResetInviteKey, canSeeGroup } from './policy.js';
 import { presentGroup, presentGroupRef } from './presenter.js';
 
@@ -37,7 +50,7 @@ export async function insertGroup(tx: Tx, name: string, now: number): Promise<Gr
     emptied_at: null,
     front_count: 0,
   };
-  await tx.insertInto('groups').values(group).execute();
+  await insertGroupRow(tx, group);
   return group;
 }
 
@@ -55,17 +68,9 @@ export async function addMember(
   options: { notify: boolean },
 ): Promise<boolean> {
   // ON CONFLICT rather than a check first: two joins racing (a double submit) make one membership.
-  const inserted = await tx
-    .insertInto('memberships')
-    .values({ group_id: group.id, user_id: user.id, joined_at: now })
-    .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-  if (group.emptied_at !== null)
-    await tx.updateTable('groups').set({ emptied_at: null }).where('id', '=', group.id).execute();
-  if (user.default_group_id === null) {
-    await tx.updateTable('users').set({ default_group_id: group.id }).where('id', '=', user.id).execute();
-  }
+  if (!(await insertMembership(tx, group.id, user.id, now))) return false;
+  if (group.emptied_at !== null) await setGroupEmptiedAt(tx, group.id, null);
+  if (user.default_group_id === null) await setDefaultGroup(tx, user.id, group.id);
   if (!options.notify) return true;
   await notifyGroupMembers(
     tx,
@@ -119,7 +124,7 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
     if (rawName === undefined) return groupAnswer(ctx, tx, group);
     const name = readGroupName(rawName);
     if (name !== group.name) {
-      await tx.updateTable('groups').set({ name }).where('id', '=', group.id).execute();
+      await setGroupName(tx, group.id, name);
       await notifyGroupMembers(
         tx,
         effects,
@@ -149,22 +154,10 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
   return transaction(ctx, async (tx, effects) => {
     const group = await loadGroupFor(tx, groupId, user, canLeaveGroup);
     const now = ctx.clock.now();
-    await tx.deleteFrom('memberships').where('group_id', '=', group.id).where('user_id', '=', user.id).execute();
-    await tx.deleteFrom('notifications').where('user_id', '=', user.id).where('from_group_id', '=', group.id).execute();
+    await deleteMembership(tx, group.id, user.id);
+    await deleteNotificationsFromGroup(tx, user.id, group.id);
     if (user.default_group_id === group.id) {
-      const next = await tx
-        .selectFrom('memberships')
-        .select('group_id')
-        .where('user_id', '=', user.id)
-        .orderBy('joined_at')
-        .orderBy('group_id')
-        .limit(1)
-        .executeTakeFirst();
-      await tx
-        .updateTable('users')
-        .set({ default_group_id: next?.group_id ?? null })
-        .where('id', '=', user.id)
-        .execute();
+      await setDefaultGroup(tx, user.id, (await findOldestGroupIdOf(tx, user.id)) ?? null);
     }
     const remaining = await notifyGroupMembers(
       tx,
@@ -181,13 +174,8 @@ export function leaveGroup(ctx: AppContext, user: UserRow, groupId: string) {
       now,
     );
     // The leaver's bookmarks of the group's messages go with their access to them.
-    await tx
-      .deleteFrom('bookmarks')
-      .where('user_id', '=', user.id)
-      .where('message_id', 'in', (eb) => eb.selectFrom('messages').select('id').where('group_id', '=', group.id))
-      .execute();
-    if (remaining.length === 0)
-      await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();
+    await deleteBookmarksInGroup(tx, user.id, group.id);
+    if (remaining.length === 0) await setGroupEmptiedAt(tx, group.id, now);
     return presentGroupRef(group);
   });
 }
@@ -198,7 +186,7 @@ export function resetInviteKey(ctx: AppContext, user: UserRow, groupId: string) 
     await loadGroupFor(tx, groupId, user, canResetInviteKey);
     if (!ctx.config.showInvitationLinks) throw featureDisabled('Invitation links are turned off on this instance');
     const inviteKey = newId();
-    await tx.updateTable('groups').set({ secret_key: inviteKey }).where('id', '=', groupId).execute();
+    await setGroupSecretKey(tx, groupId, inviteKey);
     return { inviteKey };
   });
 }

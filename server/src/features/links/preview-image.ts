@@ -4,6 +4,7 @@ import type { FilesTable } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import { loadSharp } from '../../media/sharp.js';
 import { linkFetchLimits, safeFetch } from './fetcher.js';
+import { insertPreviewImageFile } from './queries.js';
 
 /**
  * The preview image of a link (contract §7.5): fetched under the same rules as the page (http(s)
@@ -88,7 +89,7 @@ export async function storePreviewImage(ctx: AppContext, imageUrl: string): Prom
       created_at: now,
       updated_at: now,
     };
-    await ctx.db.kysely.insertInto('files').values(row).execute();
+    await insertPreviewImageFile(ctx.db.kysely, row);
     key = null;
     return id;
   } catch (error) {

@@ -1,7 +1,5 @@
 import type { LinkPreview, LinkPreviewData } from '@kith/common';
-import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { LinksTable } from '../../db/schema.js';
 import type { Effects, Tx } from '../../db/transaction.js';
 import { PermanentJobError, type JobQueue } from '../../jobs/job-queue.js';
 import { toSeconds } from '../../lib/clock.js';
@@ -20,6 +18,7 @@ import {
 import { pageReader } from './page-reader.js';
 import { parseOEmbed, type OEmbedInfo } from './parse.js';
 import { storePreviewImage } from './preview-image.js';
+import { findLink, findLinkFreshness, upsertLink, type LinkRow } from './queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
 
 /**
@@ -29,8 +28,6 @@ import { firstUrlInText } from '../../lib/urls.js';
  * fetches count against the caller's throttles (all fetches, and fetches of one host); cache hits
  * are free.
  */
-
-type LinkRow = Selectable<LinksTable>;
 
 const HOUR = 60 * 60 * 1000;
 /** A stored preview is refreshed on the next request after this long… */
@@ -90,8 +87,7 @@ function isStale(row: Pick<LinkRow, 'updated_at' | 'failed'>, now: number): bool
 export async function getLinkPreview(ctx: AppContext, throttleKey: string, raw: unknown): Promise<LinkPreview> {
   if (!ctx.config.linkPreviews) throw featureDisabled('Link previews are turned off on this instance');
   const url = readUrl(ctx, raw);
-  const db = ctx.db.kysely;
-  const row = await db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
+  const row = await findLink(ctx.db.kysely, url);
   if (row !== undefined && !isStale(row, ctx.clock.now())) return present(row);
 
   let pending = inFlight.get(ctx)?.get(url);
@@ -140,7 +136,7 @@ export async function queueLinkPreview(ctx: AppContext, tx: Tx, effects: Effects
   } catch {
     return;
   }
-  const row = await tx.selectFrom('links').select(['updated_at', 'failed']).where('url', '=', url).executeTakeFirst();
+  const row = await findLinkFreshness(tx, url);
   if (row !== undefined && !isStale(row, ctx.clock.now())) return;
   await effects.enqueue('link-preview', { url });
 }
@@ -155,7 +151,7 @@ export function registerLinkPreviewHandler(ctx: AppContext, queue: JobQueue): vo
   queue.register('link-preview', {
     async run({ url }, job) {
       if (!ctx.config.linkPreviews) return;
-      const row = await ctx.db.kysely.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirst();
+      const row = await findLink(ctx.db.kysely, url);
       const retrying = job.attempt > 1 && row?.failed === 1;
       if (row !== undefined && !isStale(row, ctx.clock.now()) && !retrying) return;
       let stored: LinkRow;
@@ -235,17 +231,14 @@ export async function storeLink(
   failed: number,
   previewFileId: string | null = null,
 ): Promise<LinkRow> {
-  const now = ctx.clock.now();
-  const json = JSON.stringify(data);
-  const db = ctx.db.kysely;
-  await db
-    .insertInto('links')
-    .values({ id: newId(), url, data: json, preview_file_id: previewFileId, updated_at: now, failed })
-    .onConflict((oc) =>
-      oc.column('url').doUpdateSet({ data: json, updated_at: now, failed, preview_file_id: previewFileId }),
-    )
-    .execute();
-  return db.selectFrom('links').selectAll().where('url', '=', url).executeTakeFirstOrThrow();
+  return upsertLink(ctx.db.kysely, {
+    id: newId(),
+    url,
+    data: JSON.stringify(data),
+    previewFileId,
+    failed,
+    now: ctx.clock.now(),
+  });
 }
 
 /** Fetches and reads one URL within the overall deadline (10 s), parsing included. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { listOtherMemberIds } from '../memberships/queries.js';
+import { groupIdsOfUser, listOtherMemberIds } from '../memberships/queries.js';
 import type { KithEvent } from '../../events/event-bus.js';
 
 /**
@@ -45,8 +45,7 @@ export async function receivableBy(
   const groups = new Set<string>();
   const isGroups = (audience: Audience) => audience !== null && 'groupId' in audience;
   if (events.some((event) => isGroups(audienceOf(event)))) {
-    const rows = await db.selectFrom('memberships').select('group_id').where('user_id', '=', userId).execute();
-    for (const row of rows) groups.add(row.group_id);
+    for (const groupId of await groupIdsOfUser(db, userId)) groups.add(groupId);
   }
   return (event) => {
     const audience = audienceOf(event);

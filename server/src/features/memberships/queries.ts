@@ -24,3 +24,9 @@ export async function listOtherMemberIds(db: Q, groupId: string, exceptUserId: s
   const rows = await query.execute();
   return rows.map((r) => r.user_id);
 }
+
+/** Ids of the groups a user belongs to, in no particular order. */
+export async function groupIdsOfUser(db: Q, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('memberships').select('group_id').where('user_id', '=', userId).execute();
+  return rows.map((g) => g.group_id);
+}

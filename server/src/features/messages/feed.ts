@@ -8,10 +8,13 @@ import { presentFeedItem } from './presenter.js';
 import {
   childCounts,
   findMessageViews,
-  frontMessagesQuery,
+  frontMessageIdAt,
+  frontMessagesAfter,
+  frontPageIds,
   lineageOf,
   memberFrontCount,
   previewsOf,
+  unreadTargets,
 } from './queries.js';
 import { messageAnswer } from './service.js';
 
@@ -28,12 +31,8 @@ export async function groupPage(ctx: AppContext, user: UserRow, groupId: string,
   const db = ctx.db.kysely;
   const totalItems = await requireMember(db, groupId, user);
   const page = Number(rawPage);
-  const rows = await frontMessagesQuery(db, groupId)
-    .select('id')
-    .limit(LIMITS.groupPageSize)
-    .offset(page * LIMITS.groupPageSize)
-    .execute();
-  return { messages: rows.map((r) => r.id), totalItems };
+  const ids = await frontPageIds(db, groupId, LIMITS.groupPageSize, page * LIMITS.groupPageSize);
+  return { messages: ids, totalItems };
 }
 
 /** The position of the last card of a page, opaque to clients: `<activity ms>.<id>` in base64url. */
@@ -57,17 +56,7 @@ const UNREAD_SCAN = 1000;
  * unread new_message/new_comment notifications and every ancestor of those targets.
  */
 async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<Set<string>> {
-  const targets = await db
-    .selectFrom('notifications as n')
-    .innerJoin('messages as m', 'm.id', 'n.target')
-    .select(['m.id', 'm.lineage'])
-    .where('n.user_id', '=', user.id)
-    .where('n.read', '=', 0)
-    .where('n.from_group_id', '=', groupId)
-    .where('n.type', 'in', ['new_message', 'new_comment'])
-    .orderBy('n.created_at', 'desc')
-    .limit(UNREAD_SCAN)
-    .execute();
+  const targets = await unreadTargets(db, user.id, groupId, UNREAD_SCAN);
   const ids = new Set<string>();
   for (const t of targets) {
     ids.add(t.id);
@@ -104,16 +93,7 @@ export async function groupFeed(
   const db = ctx.db.kysely;
   const totalItems = await requireMember(db, groupId, user);
 
-  let page = frontMessagesQuery(db, groupId).select(['id', 'last_activity_date']);
-  if (after !== null) {
-    page = page.where((eb) =>
-      eb.or([
-        eb('last_activity_date', '<', after.at),
-        eb.and([eb('last_activity_date', '=', after.at), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  const rows = await page.limit(limit + 1).execute();
+  const rows = await frontMessagesAfter(db, groupId, after, limit + 1);
   const shown = rows.slice(0, limit);
   const ids = shown.map((r) => r.id);
   const [views, counts, unread, previews] = await Promise.all([
@@ -140,6 +120,6 @@ export async function randomMessage(ctx: AppContext, user: UserRow, groupId: str
   const total = await requireMember(db, groupId, user);
   if (total === 0) return null;
   const offset = Math.floor(Math.random() * total);
-  const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();
-  return row === undefined ? null : messageAnswer(ctx, row.id, user);
+  const id = await frontMessageIdAt(db, groupId, offset);
+  return id === undefined ? null : messageAnswer(ctx, id, user);
 }

@@ -5,7 +5,15 @@ import { randomToken } from '../../lib/secrets.js';
 import type { UserRow } from '../../db/rows.js';
 import { canShareMessage } from './policy.js';
 import { presentPublicMessage } from './presenter.js';
-import { findMessageViews, linkPreviewsOf, presentedFilesOf } from './queries.js';
+import {
+  clearPublicToken,
+  findIdByPublicToken,
+  findMessageViews,
+  findPublicToken,
+  linkPreviewsOf,
+  presentedFilesOf,
+  setPublicTokenIfNone,
+} from './queries.js';
 import { loadReadableMessage } from './service.js';
 
 // Tokens are 43 base64url characters; anything else cannot match and is not looked up.
@@ -23,18 +31,8 @@ export async function getPublicLink(ctx: AppContext, user: UserRow, id: string |
   if (token === null) {
     const fresh = randomToken();
     // Two members asking at once still share one link: only the first write sets it.
-    await ctx.db.kysely
-      .updateTable('messages')
-      .set({ public_token: fresh })
-      .where('id', '=', message.id)
-      .where('public_token', 'is', null)
-      .execute();
-    const row = await ctx.db.kysely
-      .selectFrom('messages')
-      .select('public_token')
-      .where('id', '=', message.id)
-      .executeTakeFirst();
-    token = row?.public_token ?? fresh;
+    await setPublicTokenIfNone(ctx.db.kysely, message.id, fresh);
+    token = (await findPublicToken(ctx.db.kysely, message.id)) ?? fresh;
   }
   return { token, url: `${ctx.config.publicUrl}/public/${token}` };
 }
@@ -42,19 +40,14 @@ export async function getPublicLink(ctx: AppContext, user: UserRow, id: string |
 /** DELETE /api/messages/{id}/public-link (contract §11.3): the token stops working at once. */
 export async function revokePublicLink(ctx: AppContext, user: UserRow, id: string | null): Promise<void> {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
-  await ctx.db.kysely.updateTable('messages').set({ public_token: null }).where('id', '=', message.id).execute();
+  await clearPublicToken(ctx.db.kysely, message.id);
 }
 
 /** GET /api/public/{token} (contract §6.7): the read-only message for anyone holding the token. */
 export async function getPublicMessage(ctx: AppContext, token: string): Promise<Message> {
   if (!ctx.config.publicLinks || !TOKEN_SHAPE.test(token)) throw notFound();
-  const row = await ctx.db.kysely
-    .selectFrom('messages')
-    .select('id')
-    .where('public_token', '=', token)
-    .where('is_deleted', '=', 0)
-    .executeTakeFirst();
-  const [view] = row === undefined ? [] : await findMessageViews(ctx.db.kysely, [row.id]);
+  const id = await findIdByPublicToken(ctx.db.kysely, token);
+  const [view] = id === undefined ? [] : await findMessageViews(ctx.db.kysely, [id]);
   if (view === undefined) throw notFound();
   const [files, linkPreviews] = await Promise.all([
     presentedFilesOf(ctx, ctx.db.kysely, [view.id]),

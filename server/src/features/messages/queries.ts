@@ -158,3 +158,186 @@ export async function memberFrontCount(
   if (row === undefined) return undefined;
   return { membership: { group_id: row.group_id, user_id: row.user_id }, frontCount: Number(row.front_count) };
 }
+
+/** Ids of one page of the group page's front messages (contract §5.4). */
+export async function frontPageIds(db: Q, groupId: string, limit: number, offset: number): Promise<string[]> {
+  const rows = await frontMessagesQuery(db, groupId).select('id').limit(limit).offset(offset).execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Up to `limit` front messages after the position `after` (all from the top when null), with the
+ * activity date a feed cursor is made of.
+ */
+export function frontMessagesAfter(
+  db: Q,
+  groupId: string,
+  after: { at: number; id: string } | null,
+  limit: number,
+): Promise<{ id: string; last_activity_date: number }[]> {
+  let page = frontMessagesQuery(db, groupId).select(['id', 'last_activity_date']);
+  if (after !== null) {
+    page = page.where((eb) =>
+      eb.or([
+        eb('last_activity_date', '<', after.at),
+        eb.and([eb('last_activity_date', '=', after.at), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  return page.limit(limit).execute();
+}
+
+/** The id of the front message at position `offset` of the group page, if there is one. */
+export async function frontMessageIdAt(db: Q, groupId: string, offset: number): Promise<string | undefined> {
+  const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * The latest unread new_message/new_comment notification targets of a user in a group (at most
+ * `limit`, newest first), with their lineage.
+ */
+export function unreadTargets(
+  db: Q,
+  userId: string,
+  groupId: string,
+  limit: number,
+): Promise<{ id: string; lineage: string }[]> {
+  return db
+    .selectFrom('notifications as n')
+    .innerJoin('messages as m', 'm.id', 'n.target')
+    .select(['m.id', 'm.lineage'])
+    .where('n.user_id', '=', userId)
+    .where('n.read', '=', 0)
+    .where('n.from_group_id', '=', groupId)
+    .where('n.type', 'in', ['new_message', 'new_comment'])
+    .orderBy('n.created_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Puts `ids` on a message in this order (`fileIndex` 0..n-1), replacing what it carried. */
+export async function setMessageFiles(db: Q, messageId: string, ids: string[]): Promise<void> {
+  await db.deleteFrom('message_files').where('message_id', '=', messageId).execute();
+  if (ids.length === 0) return;
+  await db
+    .insertInto('message_files')
+    .values(ids.map((fileId, position) => ({ message_id: messageId, file_id: fileId, position })))
+    .execute();
+}
+
+/** How many files a stored message carries. */
+export async function countMessageFiles(db: Q, messageId: string): Promise<number> {
+  const row = await db
+    .selectFrom('message_files')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('message_id', '=', messageId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The stored data (JSON text) of the link preview of `url`, if one was fetched. */
+export function findLinkData(db: Q, url: string): Promise<{ data: string } | undefined> {
+  return db.selectFrom('links').select('data').where('url', '=', url).executeTakeFirst();
+}
+
+/** What a notification title is made of, for the messages of `ids` (in no particular order). */
+export function findTitleSources(
+  db: Q,
+  ids: string[],
+): Promise<Pick<MessageRow, 'id' | 'title' | 'text' | 'is_in_front'>[]> {
+  return db.selectFrom('messages').select(['id', 'title', 'text', 'is_in_front']).where('id', 'in', ids).execute();
+}
+
+/** Writes a new message row. */
+export async function insertMessage(db: Q, message: MessageRow): Promise<void> {
+  await db.insertInto('messages').values(message).execute();
+}
+
+/** Sets the last activity date of the messages of `ids` (a thread moving up, contract §10.2). */
+export async function touchMessages(db: Q, ids: string[], now: number): Promise<void> {
+  await db.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ids).execute();
+}
+
+/** Sets the last activity date of a group (contract §10.2). */
+export async function touchGroup(db: Q, groupId: string, now: number): Promise<void> {
+  await db.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
+}
+
+/** Changes the given columns of one message. */
+export async function updateMessageRow(db: Q, id: string, changes: Partial<MessageRow>): Promise<void> {
+  await db.updateTable('messages').set(changes).where('id', '=', id).execute();
+}
+
+/** Ids of every message of the thread of the post `rootId`, the post included. */
+export async function threadIds(db: Q, rootId: string): Promise<string[]> {
+  const rows = await db.selectFrom('messages').select('id').where('root_id', '=', rootId).execute();
+  return rows.map((m) => m.id);
+}
+
+/** Deletes the notifications about the messages of `ids`: as target, then as fromMessage. */
+export async function deleteNotificationsOfMessages(db: Q, ids: string[]): Promise<void> {
+  await db.deleteFrom('notifications').where('target', 'in', ids).execute();
+  await db.deleteFrom('notifications').where('from_message_id', 'in', ids).execute();
+}
+
+/** Deletes message rows (bookmarks and file attachments go by foreign key). */
+export async function deleteMessageRows(db: Q, ids: string[]): Promise<void> {
+  await db.deleteFrom('messages').where('id', 'in', ids).execute();
+}
+
+/**
+ * Turns a message into a placeholder (contract §10.3): no content, author or link, off the group
+ * page; its bookmarks, files and the notifications it is the target of go. Notifications about its
+ * replies (fromMessage = this) stay: those replies still exist.
+ */
+export async function makePlaceholder(db: Q, id: string): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({
+      is_deleted: 1,
+      title: null,
+      text: null,
+      no_embed: null,
+      author_id: null,
+      is_in_front: 0,
+      public_token: null,
+    })
+    .where('id', '=', id)
+    .execute();
+  await db.deleteFrom('bookmarks').where('message_id', '=', id).execute();
+  await db.deleteFrom('message_files').where('message_id', '=', id).execute();
+  await db.deleteFrom('notifications').where('target', '=', id).execute();
+}
+
+/** Gives a message the public token `token` unless it already has one (the first writer wins). */
+export async function setPublicTokenIfNone(db: Q, id: string, token: string): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ public_token: token })
+    .where('id', '=', id)
+    .where('public_token', 'is', null)
+    .execute();
+}
+
+/** The public token a message has now (null without one), undefined when the message is gone. */
+export async function findPublicToken(db: Q, id: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('messages').select('public_token').where('id', '=', id).executeTakeFirst();
+  return row?.public_token;
+}
+
+/** Takes a message's public link away. */
+export async function clearPublicToken(db: Q, id: string): Promise<void> {
+  await db.updateTable('messages').set({ public_token: null }).where('id', '=', id).execute();
+}
+
+/** The id of the message that is not deleted and has the public token `token`, if any. */
+export async function findIdByPublicToken(db: Q, token: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('public_token', '=', token)
+    .where('is_deleted', '=', 0)
+    .executeTakeFirst();
+  return row?.id;
+}

@@ -15,12 +15,24 @@ import { presentMessage, presentPreview } from './presenter.js';
 import {
   childCounts,
   childrenOf,
+  countMessageFiles,
+  deleteMessageRows,
+  deleteNotificationsOfMessages,
+  findLinkData,
   findMessage,
   findMessageViews,
+  findTitleSources,
+  insertMessage,
   lineageOf,
   linkPreviewsOf,
+  makePlaceholder,
   presentedFilesOf,
   previewsOf,
+  setMessageFiles,
+  threadIds,
+  touchGroup,
+  touchMessages,
+  updateMessageRow,
 } from './queries.js';
 import type { MessageRow } from '../../db/rows.js';
 import type { FileSigner } from '../files/presenter.js';
@@ -53,26 +65,6 @@ async function checkAttachable(tx: Tx, user: UserRow, ids: string[]): Promise<vo
   const ok = await attachableFiles(tx, user.id, await findFiles(tx, ids));
   const bad = ids.findIndex((id) => !ok.has(id));
   if (bad >= 0) throw new ApiError(400, 'invalid_file', 'A file is unknown or cannot be attached', 'files');
-}
-
-/** Puts `ids` on a message in this order (`fileIndex` 0..n-1), replacing what it carried. */
-async function setMessageFiles(tx: Tx, messageId: string, ids: string[]): Promise<void> {
-  await tx.deleteFrom('message_files').where('message_id', '=', messageId).execute();
-  if (ids.length === 0) return;
-  await tx
-    .insertInto('message_files')
-    .values(ids.map((fileId, position) => ({ message_id: messageId, file_id: fileId, position })))
-    .execute();
-}
-
-/** How many files a stored message carries. */
-async function fileCount(tx: Tx, messageId: string): Promise<number> {
-  const row = await tx
-    .selectFrom('message_files')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('message_id', '=', messageId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** The full message answer, with children, for `viewer` (its `can`). */
@@ -110,7 +102,7 @@ async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<s
   if (m.title !== null && m.title.trim() !== '') return plain(m.title);
   const url = firstUrlInText(m.text);
   if (url !== null) {
-    const link = await tx.selectFrom('links').select('data').where('url', '=', url).executeTakeFirst();
+    const link = await findLinkData(tx, url);
     const data = link === undefined ? {} : (JSON.parse(link.data) as { title?: unknown; description?: unknown });
     for (const value of [data.title, data.description]) {
       if (typeof value === 'string' && value.trim() !== '') return plain(value);
@@ -125,11 +117,7 @@ async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<s
  */
 async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
   const chain = [message.id, ...lineageOf(message)];
-  const rows = await tx
-    .selectFrom('messages')
-    .select(['id', 'title', 'text', 'is_in_front'])
-    .where('id', 'in', chain)
-    .execute();
+  const rows = await findTitleSources(tx, chain);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const front = chain.map((id) => byId.get(id)).find((r) => r?.is_in_front === 1);
   return front === undefined ? '' : titleOf(tx, front);
@@ -181,13 +169,13 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       is_deleted: 0,
       public_token: null,
     };
-    await tx.insertInto('messages').values(message).execute();
+    await insertMessage(tx, message);
     await setMessageFiles(tx, id, files);
     // A reply moves its whole thread up on the group page (contract §10.2).
     if (ancestors.length > 0) {
-      await tx.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ancestors).execute();
+      await touchMessages(tx, ancestors, now);
     }
-    await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
+    await touchGroup(tx, groupId, now);
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
     // The members' notifications, then the post or reply itself: the order their live events go in.
     await notifyNewMessage(tx, effects, user, message, parent, now);
@@ -258,7 +246,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     const title = input.data !== undefined ? input.data.title : current.title;
     const text = input.data !== undefined ? input.data.text : current.text;
     // Absent `files` means unchanged: the stored ones count.
-    const files = input.files?.length ?? (await fileCount(tx, current.id));
+    const files = input.files?.length ?? (await countMessageFiles(tx, current.id));
     if (isEmptyMessage(title, text, files)) throw emptyMessage();
     // The caller is the author (canEditMessage): their current name, read before any write, as
     // in createMessage. Only an edit of `data` re-indexes.
@@ -275,13 +263,13 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       // Publishing a reply: it shows on the group page, moved up with its group (contract §10.2).
       changes.is_in_front = 1;
       changes.last_activity_date = now;
-      await tx.updateTable('groups').set({ last_activity_date: now }).where('id', '=', current.group_id).execute();
+      await touchGroup(tx, current.group_id, now);
       effects.publish({ type: 'message', groupId: current.group_id, messageId: current.id });
     } else if (isInFront === false && current.is_in_front === 1) {
       changes.is_in_front = 0;
     }
     if (Object.keys(changes).length > 0) {
-      await tx.updateTable('messages').set(changes).where('id', '=', current.id).execute();
+      await updateMessageRow(tx, current.id, changes);
     }
     if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
     // The card picture is recomputed (§10.6): without files, from the first URL of the text.
@@ -303,10 +291,9 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
  */
 async function removeMessages(ctx: AppContext, tx: Tx, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await tx.deleteFrom('notifications').where('target', 'in', ids).execute();
-  await tx.deleteFrom('notifications').where('from_message_id', 'in', ids).execute();
+  await deleteNotificationsOfMessages(tx, ids);
   await ctx.search.remove(tx, ids);
-  await tx.deleteFrom('messages').where('id', 'in', ids).execute();
+  await deleteMessageRows(tx, ids);
 }
 
 /**
@@ -320,35 +307,14 @@ export async function deleteMessage(ctx: AppContext, user: UserRow, id: string |
     if (!canDeleteMessage(user, message)) throw notAuthor();
 
     if (message.parent_id === null) {
-      const thread = await tx.selectFrom('messages').select('id').where('root_id', '=', message.id).execute();
-      await removeMessages(
-        ctx,
-        tx,
-        thread.map((m) => m.id),
-      );
+      await removeMessages(ctx, tx, await threadIds(tx, message.id));
       return;
     }
 
     const children = await childCounts(tx, [message.id]);
     if ((children.get(message.id) ?? 0) > 0) {
-      await tx
-        .updateTable('messages')
-        .set({
-          is_deleted: 1,
-          title: null,
-          text: null,
-          no_embed: null,
-          author_id: null,
-          is_in_front: 0,
-          public_token: null,
-        })
-        .where('id', '=', message.id)
-        .execute();
-      await tx.deleteFrom('bookmarks').where('message_id', '=', message.id).execute();
-      // A placeholder loses its files (contract §10.3).
-      await tx.deleteFrom('message_files').where('message_id', '=', message.id).execute();
-      // Notifications about its replies (fromMessage = this) stay: those replies still exist.
-      await tx.deleteFrom('notifications').where('target', '=', message.id).execute();
+      // A placeholder loses its content, bookmarks and files (contract §10.3).
+      await makePlaceholder(tx, message.id);
       await ctx.search.remove(tx, [message.id]);
       return;
     }

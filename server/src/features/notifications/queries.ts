@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, NotificationsTable } from '../../db/schema.js';
 
 type Q = Kysely<Database>;
 
@@ -56,4 +56,35 @@ export function findOwnNotification(db: Q, userId: string, id: string): Promise<
 /** One notification by id, whoever owns it: the routes ask notifications/policy.ts who may see it. */
 export function findNotification(db: Q, id: string): Promise<NotificationView | undefined> {
   return selectNotifications(db).where('n.id', '=', id).executeTakeFirst();
+}
+
+/** Writes notification rows in one multi-row insert (the caller keeps it under the parameter limits). */
+export async function insertNotifications(db: Q, rows: Insertable<NotificationsTable>[]): Promise<void> {
+  await db.insertInto('notifications').values(rows).execute();
+}
+
+/** Marks the owner's unread notifications created up to `until` (ms) read; how many changed. */
+export async function markReadUntil(db: Q, userId: string, until: number): Promise<number> {
+  const result = await db
+    .updateTable('notifications')
+    .set({ read: 1 })
+    .where('user_id', '=', userId)
+    .where('read', '=', 0)
+    .where('created_at', '<=', until)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Sets one notification's read flag. */
+export async function setNotificationRead(db: Q, id: string, read: boolean): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ read: read ? 1 : 0 })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Deletes one notification. */
+export async function deleteNotificationById(db: Q, id: string): Promise<void> {
+  await db.deleteFrom('notifications').where('id', '=', id).execute();
 }

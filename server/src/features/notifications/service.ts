@@ -1,10 +1,21 @@
 import type { NotificationType } from '@kith/common';
+import type { AppContext } from '../../context.js';
 import type { Effects, Tx } from '../../db/transaction.js';
-import { notFound } from '../../lib/errors.js';
+import type { Body } from '../../lib/body.js';
+import { invalidField, notFound } from '../../lib/errors.js';
 import { newOrderedId, parseId } from '../../lib/ids.js';
 import { listOtherMemberIds } from '../memberships/queries.js';
 import type { UserRow } from '../../db/rows.js';
-import { findNotification, type NotificationView } from './queries.js';
+import { canDeleteNotification, canUpdateNotification } from './policy.js';
+import { presentNotification } from './presenter.js';
+import {
+  deleteNotificationById,
+  findNotification,
+  insertNotifications,
+  markReadUntil,
+  setNotificationRead,
+  type NotificationView,
+} from './queries.js';
 
 /** What a notification says; recipients are chosen by the caller of `notify*`. */
 export interface NotificationInput {
@@ -51,10 +62,7 @@ export async function notifyUsers(
     title: input.title ?? '',
   }));
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await tx
-      .insertInto('notifications')
-      .values(rows.slice(i, i + INSERT_CHUNK))
-      .execute();
+    await insertNotifications(tx, rows.slice(i, i + INSERT_CHUNK));
   }
   for (const row of rows) effects.publish({ type: 'notification', userId: row.user_id, notificationId: row.id });
   return rows.map((r) => ({ id: r.id, userId: r.user_id }));
@@ -93,4 +101,27 @@ export async function loadNotificationFor(
   const notification = id === null ? undefined : await findNotification(db, id);
   if (notification === undefined || !ability(user, notification)) throw notFound();
   return notification;
+}
+
+/** POST /api/me/notifications/read-all (Kith addition, §11.2): marks everything read up to `before` (default now). */
+export async function markAllRead(ctx: AppContext, user: UserRow, body: Body): Promise<{ updated: number }> {
+  const before = body.integer('before');
+  if (before !== undefined && before < 0) throw invalidField('before', 'before must be a Unix time in seconds');
+  const limitMs = before === undefined ? ctx.clock.now() : before * 1000 + 999;
+  return { updated: await markReadUntil(ctx.db.kysely, user.id, limitMs) };
+}
+
+/** PUT /api/notifications/{id}: only `read` is read; without it the notification answers unchanged. */
+export async function updateNotification(ctx: AppContext, user: UserRow, rawId: string, body: Body) {
+  const n = await loadNotificationFor(ctx.db.kysely, user, rawId, canUpdateNotification);
+  const read = body.boolean('read');
+  if (read === undefined) return presentNotification(n);
+  await setNotificationRead(ctx.db.kysely, n.id, read);
+  return presentNotification({ ...n, read: read ? 1 : 0 });
+}
+
+/** DELETE /api/notifications/{id}: the owner's only; others answer 404. */
+export async function deleteNotification(ctx: AppContext, user: UserRow, rawId: string): Promise<void> {
+  const n = await loadNotificationFor(ctx.db.kysely, user, rawId, canDeleteNotification);
+  await deleteNotificationById(ctx.db.kysely, n.id);
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { UserRow } from '../../db/rows.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, UsersTable } from '../../db/schema.js';
 
 type Q = Kysely<Database>;
 
@@ -63,4 +63,35 @@ export async function isUserVisibleTo(db: Q, viewerId: string, targetId: string)
     .limit(1)
     .executeTakeFirst();
   return notification !== undefined;
+}
+
+/** Changes the given columns of one user (a login already taken fails on the unique index). */
+export async function updateUserRow(db: Q, id: string, changes: Partial<UsersTable>): Promise<void> {
+  await db.updateTable('users').set(changes).where('id', '=', id).execute();
+}
+
+/** One user's row, which must exist (read back inside the transaction that changed it). */
+export function loadUser(db: Q, id: string): Promise<UserRow> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Deletes a user row; foreign keys take or null what hangs on it. */
+export async function deleteUserRow(db: Q, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+/** Of the groups of `groupIds`, those that still have at least one member. */
+export async function groupsWithMembers(db: Q, groupIds: string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('memberships')
+    .select('group_id')
+    .distinct()
+    .where('group_id', 'in', groupIds)
+    .execute();
+  return new Set(rows.map((g) => g.group_id));
+}
+
+/** Marks groups as left without members at `now` (the start of their purge delay). */
+export async function markGroupsEmptied(db: Q, groupIds: string[], now: number): Promise<void> {
+  await db.updateTable('groups').set({ emptied_at: now }).where('id', 'in', groupIds).execute();
 }

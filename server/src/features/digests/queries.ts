@@ -1,0 +1,98 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { DigestFrequency } from '../../jobs/job-queue.js';
+import { selectNotifications, type NotificationView } from '../notifications/queries.js';
+import type { UserRow } from '../../db/rows.js';
+
+type Q = Kysely<Database>;
+
+/** The slot (ms) a frequency's digests were last started for, undefined before its first check. */
+export async function findDigestSlot(db: Q, frequency: DigestFrequency): Promise<number | undefined> {
+  const row = await db.selectFrom('digest_runs').select('slot').where('frequency', '=', frequency).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.slot);
+}
+
+/** Starts a frequency's schedule at `slot`, unless another process just did. */
+export async function insertDigestSlot(db: Q, frequency: DigestFrequency, slot: number): Promise<void> {
+  await db
+    .insertInto('digest_runs')
+    .values({ frequency, slot })
+    .onConflict((oc) => oc.column('frequency').doNothing())
+    .execute();
+}
+
+/** Moves a frequency's slot forward to `slot` if it is still earlier; true when this call moved it. */
+export async function advanceDigestSlot(db: Q, frequency: DigestFrequency, slot: number): Promise<boolean> {
+  const moved = await db
+    .updateTable('digest_runs')
+    .set({ slot })
+    .where('frequency', '=', frequency)
+    .where('slot', '<', slot)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) !== 0;
+}
+
+/**
+ * Up to `limit` users of `frequency` after id `after`, by id, with at least one unread, unmailed
+ * notification of one of `types`.
+ */
+export function usersWithUnmailed(
+  db: Q,
+  frequency: DigestFrequency,
+  types: string[],
+  after: string,
+  limit: number,
+): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>[]> {
+  return db
+    .selectFrom('users as u')
+    .select(['u.id', 'u.login', 'u.name', 'u.lang'])
+    .where('u.notification_emails', '=', frequency)
+    .where('u.id', '>', after)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('notifications as n')
+          .select('n.id')
+          .whereRef('n.user_id', '=', 'u.id')
+          .where('n.read', '=', 0)
+          .where('n.emailed_at', 'is', null)
+          .where('n.type', 'in', types),
+      ),
+    )
+    .orderBy('u.id')
+    .limit(limit)
+    .execute();
+}
+
+/** A user's unread, unmailed notifications of `types`, newest first (at most `limit`), with the names the mail shows. */
+export function unmailedNotifications(
+  db: Q,
+  userId: string,
+  types: string[],
+  limit: number,
+): Promise<NotificationView[]> {
+  return selectNotifications(db)
+    .where('n.user_id', '=', userId)
+    .where('n.read', '=', 0)
+    .where('n.emailed_at', 'is', null)
+    .where('n.type', 'in', types)
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.id')
+    .limit(limit)
+    .execute();
+}
+
+/** Records that the notifications of `ids` went out in a digest at `now`. */
+export async function markEmailed(db: Q, ids: string[], now: number): Promise<void> {
+  await db.updateTable('notifications').set({ emailed_at: now }).where('id', 'in', ids).execute();
+}
+
+/** Sets a user's notification e-mails to `none`; false when there is no such user. */
+export async function turnOffNotificationEmails(db: Q, userId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ notification_emails: 'none' })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
