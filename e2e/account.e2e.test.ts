@@ -211,7 +211,7 @@ describe('outside the logged-in area', () => {
       password: 'a brand new secret',
     });
     expect(fresh.status).toBe(200);
-    // The reset rotated the key (contract §3.5).
+    // The reset rotated the key (docs/api §3.5).
     expect(fresh.body.api_key).not.toBe(cleo.api_key);
   });
 

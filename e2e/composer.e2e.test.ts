@@ -1,5 +1,5 @@
 // The message composer (product spec §2 "Message composer", §4 "File upload" and "Message writer",
-// §5, §8; contract §6.1, §7.1, §11.4): pasting an image, Ctrl+Enter, the empty message, cancelling
+// §5, §8; docs/api §6.1, §7.1, §11.4): pasting an image, Ctrl+Enter, the empty message, cancelling
 // a draft, uploads one at a time with the grid and "Remove", a refused upload, a video converting
 // live, editing without losing the files, and the length limits. Seeding goes through the API.
 import { execFile } from 'node:child_process';

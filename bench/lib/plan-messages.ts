@@ -1,6 +1,6 @@
 /**
  * The shape of the message history, planned in memory: who wrote what where and when, which
- * message replies to which, and the activity dates that follow (contract §10.2). Texts come later,
+ * message replies to which, and the activity dates that follow (docs/api §10.2). Texts come later,
  * while writing (seed-messages.ts), so this plan stays small: typed arrays, one slot per message.
  *
  * Each group's messages take a contiguous range of indexes, its posts first, then its replies.
@@ -158,7 +158,7 @@ function replyTime(rng: Random, parentAt: number): number {
 }
 
 /**
- * Activity dates as the server leaves them (contract §10.2): a reply moves every ancestor up to its
+ * Activity dates as the server leaves them (docs/api §10.2): a reply moves every ancestor up to its
  * own time; the group moves with every message; a user's last activity is their last write.
  */
 function computeActivity(plan: MessagePlan, people: PeoplePlan): void {

@@ -129,7 +129,7 @@ export class Random {
     return this.bytes(32).toString('base64url');
   }
 
-  /** A lowercase UUID v4 string, the id format of every table (contract §1.4). */
+  /** A lowercase UUID v4 string, the id format of every table (docs/api §1.4). */
   uuid(): string {
     const a = this.u32();
     const b = this.u32();

@@ -1,5 +1,5 @@
 /**
- * Bookmarks (contract §9): about two per user on average, skewed as real use is: most people keep
+ * Bookmarks (docs/api §9): about two per user on average, skewed as real use is: most people keep
  * none to three, about one in a hundred collects fifty or more, and the chosen bookmarks user of the
  * big group always has at least fifty. Each bookmark is of a message of one of the user's groups,
  * made some time after it was posted.
@@ -34,7 +34,7 @@ function bookmarkCount(rng: Random): number {
 
 /**
  * Plans every bookmark, ordered by creation time, and moves each user's last activity to their
- * last bookmark (bookmarking is a write, contract §1.11).
+ * last bookmark (bookmarking is a write, docs/api §1.11).
  */
 export function planBookmarks(
   seed: number,

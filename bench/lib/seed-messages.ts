@@ -34,7 +34,7 @@ export interface TermStats {
 
 export interface WrittenMessages {
   /**
-   * Notification title of each thread, by post index (contract §2.7): the post's title, else the
+   * Notification title of each thread, by post index (docs/api §2.7): the post's title, else the
    * start of its text. Replies are never on the group page here, so the post is always the nearest
    * front ancestor-or-self.
    */

@@ -1,5 +1,5 @@
 /**
- * Notifications as the server creates them for new posts and replies (contract §10.1, §2.7;
+ * Notifications as the server creates them for new posts and replies (docs/api §10.1, §2.7;
  * src/features/messages/service.ts `announceNewMessage`): one per other member of the group, at the
  * message's time. Only the last 30 days of the history keep theirs, at most 150 per user (the
  * newest), as on an instance where people clear old ones. One chosen big-group member keeps theirs
@@ -118,7 +118,7 @@ export async function writeNotifications(
         type: parent < 0 ? 'new_message' : 'new_comment',
         created_at: plan.createdAt[m] as number,
         read: reads[e] as number,
-        // new_message: the post; new_comment: the reply, from the parent (contract §2.7).
+        // new_message: the post; new_comment: the reply, from the parent (docs/api §2.7).
         target: plan.ids[m] as string,
         data: '{}',
         from_user_id: (people.users[plan.author[m] as number] as { id: string }).id,

@@ -1,8 +1,8 @@
-/** How often a user wants notification digests by e-mail (contract §10.8). */
+/** How often a user wants notification digests by e-mail (docs/api §10.8). */
 export const NOTIFICATION_EMAIL_FREQUENCIES = ['none', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 export type NotificationEmailFrequency = (typeof NOTIFICATION_EMAIL_FREQUENCIES)[number];
 
-/** Notification types (contract §2.7). */
+/** Notification types (docs/api §2.7). */
 export const NOTIFICATION_TYPES = [
   'new_message',
   'new_comment',
@@ -13,12 +13,12 @@ export const NOTIFICATION_TYPES = [
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
-/** Upload kinds an instance can enable (contract §3.1, §7.1). */
+/** Upload kinds an instance can enable (docs/api §3.1, §7.1). */
 export const UPLOAD_KINDS = ['image', 'video', 'audio', 'pdf'] as const;
 export type UploadKind = (typeof UPLOAD_KINDS)[number];
 
 /**
- * The accepted formats (contract §7.1) by the extension `file-type` detects from the bytes, with
+ * The accepted formats (docs/api §7.1) by the extension `file-type` detects from the bytes, with
  * their kind. The web client also reads file names with it, because browsers report no MIME type
  * for some formats (HEIC, MKV, AMR on many systems).
  */

@@ -1,5 +1,5 @@
 /**
- * Stable error codes of the API (contract §1.5). Clients branch on these, never on the text.
+ * Stable error codes of the API (docs/api §1.5). Clients branch on these, never on the text.
  */
 export const ERROR_CODES = [
   'invalid_json',

@@ -21,7 +21,7 @@ export const LIMITS = {
   filesPerMessage: 200,
   /** JSON request bodies. */
   jsonBodyBytes: 1024 * 1024,
-  /** Group feed page (contract §5.4). */
+  /** Group feed page (docs/api §5.4). */
   groupPageSize: 30,
   /** Notifications: default, maximum, and what the web client shows (it asks one more). */
   notificationsDefault: 50,
@@ -39,7 +39,7 @@ export const LIMITS = {
   langCode: 16,
 } as const;
 
-/** Thumbnail widths/heights and crop boxes the server agrees to make (contract §7.4). */
+/** Thumbnail widths/heights and crop boxes the server agrees to make (docs/api §7.4). */
 export const IMAGE_SIZES = {
   thumbnail: ['720/99999', '1366/99999', '2048/99999', '1280/720', '420/994'],
   crop: ['320/180', '160/160', '100/100', '80/80', '200/200', '270/270', '1024/270'],

@@ -3,7 +3,7 @@ import { FALLBACK_LANGUAGE, isOfferedLanguage, LANGUAGES } from './i18n.js';
 import { IMAGE_SIZES, LIMITS } from './limits.js';
 import { isValidLangCode, isValidNewPassword, nameFromEmail, normalizeEmail, normalizeName } from './validation.js';
 
-describe('normalizeName (contract §1.7: trimmed, 1–128, no < > or control characters)', () => {
+describe('normalizeName (docs/api §1.7: trimmed, 1–128, no < > or control characters)', () => {
   it('trims the name before checking and returning it', () => {
     expect(normalizeName('  Ana Lima \t\n')).toBe('Ana Lima');
   });
@@ -59,7 +59,7 @@ describe('normalizeName (contract §1.7: trimmed, 1–128, no < > or control cha
   });
 });
 
-describe('normalizeEmail (contract §1.7: trimmed and lowercased, ≤ 254, one @, a dot in the domain)', () => {
+describe('normalizeEmail (docs/api §1.7: trimmed and lowercased, ≤ 254, one @, a dot in the domain)', () => {
   it('trims and lowercases', () => {
     expect(normalizeEmail('  Ana.Lima@Example.ORG \n')).toBe('ana.lima@example.org');
   });
@@ -102,7 +102,7 @@ describe('normalizeEmail (contract §1.7: trimmed and lowercased, ≤ 254, one @
   });
 });
 
-describe('isValidNewPassword (contract §1.7: 8–128 characters)', () => {
+describe('isValidNewPassword (docs/api §1.7: 8–128 characters)', () => {
   it.each([
     [7, false],
     [8, true],
@@ -123,7 +123,7 @@ describe('isValidNewPassword (contract §1.7: 8–128 characters)', () => {
   });
 });
 
-describe('isValidLangCode (contract §1.7: letters, optional _ and 2–4 letters, ≤ 16)', () => {
+describe('isValidLangCode (docs/api §1.7: letters, optional _ and 2–4 letters, ≤ 16)', () => {
   it.each(['fr_FR', 'zgh', 'zh_Hans', 'en_US', 'pt_BR', 'de'])('accepts %s', (code) => {
     expect(isValidLangCode(code)).toBe(true);
   });

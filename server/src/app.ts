@@ -40,7 +40,7 @@ declare module 'fastify' {
   }
 }
 
-/** Headers on every API answer (contract §1.4); routes may set their own Cache-Control. */
+/** Headers on every API answer (docs/api §1.4); routes may set their own Cache-Control. */
 const API_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
@@ -85,7 +85,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
 
-  // Bodies are JSON whatever the Content-Type (contract §1.3); an empty body counts as {}. They are
+  // Bodies are JSON whatever the Content-Type (docs/api §1.3); an empty body counts as {}. They are
   // read as bytes and decoded strictly: a lenient decoder would turn invalid UTF-8 into U+FFFD and
   // store a text the sender never wrote.
   app.removeAllContentTypeParsers();
@@ -143,7 +143,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         Connection: 'close',
       });
     }
-    // CORS only for origins the operator listed; credentials are never allowed (contract §1.1).
+    // CORS only for origins the operator listed; credentials are never allowed (docs/api §1.1).
     const origin = request.headers.origin;
     if (origin !== undefined && config.corsOrigins.includes(origin)) {
       void reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');

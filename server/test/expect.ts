@@ -1,11 +1,11 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from './client.js';
 
-/** A lowercase canonical UUID v4 (contract §1.4). */
+/** A lowercase canonical UUID v4 (docs/api §1.4). */
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const ENVELOPE_KEYS = ['code', 'error', 'field', 'message'];
-// The 0.5.6 client takes the presence of any of these as success (contract §1.5).
+// The 0.5.6 client takes the presence of any of these as success (docs/api §1.5).
 const SUCCESS_KEYS = ['id', 'entityType', 'api_key', 'apiKey', 'secretKey', 'inviteKey', 'token'];
 
 /** Checks the error envelope of §1.5 on any error answer and returns its body. */

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, expect } from 'vitest';
 import type { TestApp } from './harness.js';
 
-// Reading Server-Sent Events (contract §11.4) from a real listening server in tests.
+// Reading Server-Sent Events (docs/api §11.4) from a real listening server in tests.
 
 /** One block of the stream: its fields, and its comment lines (`: ping`). */
 export interface Frame {
@@ -120,7 +120,7 @@ export function parseFrame(block: string): Frame {
   return frame;
 }
 
-/** Ids only grow within one stream (contract §11.4). */
+/** Ids only grow within one stream (docs/api §11.4). */
 export function expectGrowingIds(events: Received[]): void {
   for (let i = 1; i < events.length; i += 1) expect(events[i]!.id).toBeGreaterThan(events[i - 1]!.id);
 }

@@ -4,7 +4,7 @@
  *
  * Streams are read with plain `node:http` (one socket each, no agent pooling, no fetch machinery),
  * so thousands of them stay cheap in the runner. A post reaches the streams of its group's members
- * only (contract §11.4), so the post goes into the group that has the most streaming members and the
+ * only (docs/api §11.4), so the post goes into the group that has the most streaming members and the
  * latency is measured over those streams; how many streams were open in all is reported beside it.
  */
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';

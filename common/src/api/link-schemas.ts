@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 
-/** GET /api/links/by_url (contract §2.9, §7.5): the link preview object. */
+/** GET /api/links/by_url (docs/api §2.9, §7.5): the link preview object. */
 
 const Id = Type.String({ description: 'lowercase UUID v4' });
 const Seconds = Type.Integer({ description: 'Unix time in seconds' });

@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../errors.js';
 /**
  * The API's objects as JSON Schema (TypeBox), shared by the server and the web client. The server
  * serializes its answers with them and builds the OpenAPI document from them; presenters are typed
- * with `Static<…>`, so the code and the contract cannot drift apart. Sections refer to the contract.
+ * with `Static<…>`, so the code and the contract cannot drift apart. Sections (§) are those of docs/api/README.md.
  */
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * POST /api/messages/search (contract §6.8, §10.7): the request body and the answer. A result is not
+ * POST /api/messages/search (docs/api §6.8, §10.7): the request body and the answer. A result is not
  * a Message object: `author`, `preview` and `parent` are plain id strings, `""` when empty, and
  * `children` is a count, which is what the 0.5.6 client reads.
  */

@@ -73,7 +73,7 @@ describe('admin CLI', () => {
     const group = await api.get(`/groups/${first.json.group.id}`, { key: second.json.apiKey });
     expect(group.status).toBe(200);
     expect(group.body.users.map((u: { id: string }) => u.id)).toEqual([first.json.user.id, second.json.user.id]);
-    // The group is the new user's landing place (contract §14.1).
+    // The group is the new user's landing place (docs/api §14.1).
     const me = await api.get('/me', { key: second.json.apiKey });
     expect(me.body.data.default_group).toBe(first.json.group.id);
     expect(me.body.groups).toEqual([{ id: first.json.group.id, entityType: 'group', name: 'Cousins' }]);

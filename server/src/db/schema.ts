@@ -59,7 +59,7 @@ export interface NotificationsTable {
   from_user_id: string | null;
   from_group_id: string | null;
   from_message_id: string | null;
-  /** Resolved when the notification is created (contract §2.7), plain text ≤ 100 characters. */
+  /** Resolved when the notification is created (docs/api §2.7), plain text ≤ 100 characters. */
   title: string;
   /** When it went out in an e-mail digest (ms); null until then. */
   emailed_at: number | null;
@@ -100,7 +100,7 @@ export interface BookmarksTable {
   created_at: number;
 }
 
-/** A link preview (contract §2.9, §7.5): the last fetch of one URL, shared by every user. */
+/** A link preview (docs/api §2.9, §7.5): the last fetch of one URL, shared by every user. */
 export interface LinksTable {
   id: string;
   /** The URL as requested (after the one percent-decoding of the query string). */

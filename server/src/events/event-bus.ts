@@ -1,5 +1,5 @@
 /**
- * Live events (contract §11.4) are published after commit through an `EventBus`: in memory in
+ * Live events (docs/api §11.4) are published after commit through an `EventBus`: in memory in
  * embedded mode, Redis pub/sub in scale-out mode. Events name what changed; the stream layer loads,
  * checks access (membership at send time) and presents them for each subscriber.
  */

@@ -9,9 +9,9 @@ export interface PublishedEvent {
 }
 
 export interface ReplayLimits {
-  /** How many recent events are kept for replay (contract §11.4: 1000). */
+  /** How many recent events are kept for replay (docs/api §11.4: 1000). */
   maxEvents: number;
-  /** How old the first missed event may be (contract §11.4: 5 minutes). */
+  /** How old the first missed event may be (docs/api §11.4: 5 minutes). */
   maxAgeMs: number;
 }
 
@@ -19,7 +19,7 @@ export const REPLAY_LIMITS: ReplayLimits = { maxEvents: 1000, maxAgeMs: 5 * 60_0
 
 /**
  * The embedded event bus: listeners in this process, and the recent past for clients that
- * reconnect with `Last-Event-ID` (contract §11.4).
+ * reconnect with `Last-Event-ID` (docs/api §11.4).
  *
  * Ids grow by one per event. They start at the boot time in milliseconds times 1000, so an id handed
  * out by an earlier process is always lower than any id of this one, and a client coming back after

@@ -12,7 +12,7 @@ class ManualClock implements Clock {
 
 const file = (n: number): KithEvent => ({ type: 'file', userId: 'u', fileId: `f${n}` });
 
-describe('MemoryEventBus (contract §11.4 replay)', () => {
+describe('MemoryEventBus (docs/api §11.4 replay)', () => {
   it('gives every event a growing id above any id of an earlier process', () => {
     const clock = new ManualClock();
     const earlier = new MemoryEventBus(clock);

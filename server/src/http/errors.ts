@@ -34,7 +34,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
 /**
  * The answer to a request Node's HTTP parser refused before Fastify saw it (Fastify's
  * `clientErrorHandler`): the URL and headers over Node's 16 KiB, bytes that are not HTTP, a client
- * too slow to send its headers. Same envelope and headers as every other error (contract §1.5);
+ * too slow to send its headers. Same envelope and headers as every other error (docs/api §1.5);
  * the connection is then closed, as Node does, since its state is unknown.
  */
 export function clientErrorAnswer(error: Error & { code?: string }): string {

@@ -1,7 +1,7 @@
 // A fuzzing pass over every route of the API (issue 15): wrong types in every documented field,
 // hostile path parameters and query strings, bodies that are huge, deeply nested, not JSON or not
 // UTF-8, and broken multipart. Whatever comes in, the answer is never a 5xx and every error is the
-// envelope of contract §1.5. Inputs come from a seeded generator, so a failure can be replayed.
+// envelope of docs/api §1.5. Inputs come from a seeded generator, so a failure can be replayed.
 import { randomUUID } from 'node:crypto';
 import { ERROR_CODES } from '@kith/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

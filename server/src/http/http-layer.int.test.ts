@@ -58,7 +58,7 @@ function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
   expect(body.error).toBe(body.message);
 }
 
-describe('errors of the HTTP layer, before routing (contract §1.5)', () => {
+describe('errors of the HTTP layer, before routing (docs/api §1.5)', () => {
   let t: TestApp;
   let port: number;
 

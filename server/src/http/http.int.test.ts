@@ -40,7 +40,7 @@ function bodyOfSize(bytes: number, fields: Record<string, string>): string {
   return body;
 }
 
-describe('HTTP conventions (contract §1)', () => {
+describe('HTTP conventions (docs/api §1)', () => {
   let t: TestApp;
   let api: ApiClient;
   let ana: BuiltUser;

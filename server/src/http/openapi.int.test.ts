@@ -13,7 +13,7 @@ function expectMatches(schema: TSchema, body: unknown): void {
   expect(errors).toEqual([]);
 }
 
-describe('OpenAPI document and docs page (contract §11.5)', () => {
+describe('OpenAPI document and docs page (docs/api §11.5)', () => {
   let t: TestApp;
   let api: ApiClient;
   beforeAll(async () => {

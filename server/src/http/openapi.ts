@@ -9,7 +9,7 @@ import { MEDIA_COOKIE, PUBLIC_COOKIE } from './cookies.js';
 export const API_VERSION = '1.0.0';
 
 /**
- * The OpenAPI 3.1 document is generated from the routes' schemas (contract §11.5). Registered before
+ * The OpenAPI 3.1 document is generated from the routes' schemas (docs/api §11.5). Registered before
  * the routes, so it sees every one of them.
  */
 export async function registerOpenApiGenerator(app: FastifyInstance, config: Config): Promise<void> {

@@ -6,7 +6,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** Unix seconds for the API (contract §1.4) from a stored millisecond time. */
+/** Unix seconds for the API (docs/api §1.4) from a stored millisecond time. */
 export function toSeconds(ms: number): number {
   return Math.floor(ms / 1000);
 }

@@ -1,6 +1,6 @@
 import type { ApiErrorBody, ErrorCode } from '@kith/common';
 
-/** An error the API answers with its envelope (contract §1.5). Thrown anywhere, rendered in one place. */
+/** An error the API answers with its envelope (docs/api §1.5). Thrown anywhere, rendered in one place. */
 export class ApiError extends Error {
   constructor(
     public readonly status: number,
@@ -21,7 +21,7 @@ export class ApiError extends Error {
   }
 }
 
-// Short constructors for the errors most routes share. Texts avoid ':' (contract §1.5).
+// Short constructors for the errors most routes share. Texts avoid ':' (docs/api §1.5).
 export const notFound = (): ApiError => new ApiError(404, 'not_found', 'Not found');
 export const forbidden = (message = 'You are not allowed to do this'): ApiError =>
   new ApiError(403, 'forbidden', message);

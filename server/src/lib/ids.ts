@@ -3,7 +3,7 @@ import { notFound } from './errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A new id: a lowercase UUID v4 (contract §1.4). */
+/** A new id: a lowercase UUID v4 (docs/api §1.4). */
 export function newId(): string {
   return randomUUID();
 }

@@ -25,7 +25,7 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 }
 
 /**
- * A request body read as a JSON object (contract §1.3), or an Error saying why it is not one: not
+ * A request body read as a JSON object (docs/api §1.3), or an Error saying why it is not one: not
  * JSON, nested deeper than MAX_JSON_DEPTH, not an object, or holding a NUL character (PostgreSQL
  * cannot store them, and no text needs them).
  */

@@ -381,7 +381,7 @@ describe('Body', () => {
     expect(Body.of({}).raw('files')).toBeUndefined();
   });
 
-  it('error texts contain no ":" (contract §1.5)', () => {
+  it('error texts contain no ":" (docs/api §1.5)', () => {
     const body = Body.of({ data: { lang: 5 } });
     const errors = [
       apiErrorOf(() => Body.of([])),
@@ -581,7 +581,7 @@ describe('redactUrl', () => {
   });
 });
 
-describe('canEditUser (contract §4.3–4.5)', () => {
+describe('canEditUser (docs/api §4.3–4.5)', () => {
   const me = { id: '3f6c2a9e-5b1d-4c7e-9a2f-8d4b1e6c7a10' };
 
   it('allows the caller on their own id only', () => {

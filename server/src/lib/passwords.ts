@@ -21,7 +21,7 @@ let dummyHash: Promise<string> | undefined;
 
 /**
  * Spends the same time as a real check when the login is unknown, so response times do not reveal
- * which accounts exist (contract §1.6).
+ * which accounts exist (docs/api §1.6).
  */
 export async function verifyDummyPassword(password: string): Promise<false> {
   dummyHash ??= hashPassword('kith-dummy-password-for-timing');

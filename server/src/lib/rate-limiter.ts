@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 
 /**
- * Sliding-window counters for throttling (contract §1.6). This is the embedded, in-memory store;
+ * Sliding-window counters for throttling (docs/api §1.6). This is the embedded, in-memory store;
  * a shared store for several processes plugs in behind the same interface.
  */
 export interface RateLimiter {

@@ -24,7 +24,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /**
  * Symmetric encryption of short secrets at rest (AES-256-GCM, key derived from the server secret).
- * The API key is kept this way because login must hand the same key back (contract §1.2).
+ * The API key is kept this way because login must hand the same key back (docs/api §1.2).
  */
 export class SecretBox {
   private readonly key: Buffer;

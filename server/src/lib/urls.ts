@@ -1,5 +1,5 @@
 /**
- * URLs in a message's text, found with the rule of the 0.5.6 client (contract §1.10, §10.6):
+ * URLs in a message's text, found with the rule of the 0.5.6 client (docs/api §1.10, §10.6):
  * `http://` or `https://` followed by anything up to the next space, newline or square bracket; a
  * leading `(` and a trailing `)` are dropped.
  */

@@ -3,7 +3,7 @@ import { transaction, type Tx } from '../db/transaction.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** How long things are kept (contract §10.1, §10.5). */
+/** How long things are kept (docs/api §10.1, §10.5). */
 export const RETENTION = {
   /** A group without members is purged this long after the last member left. */
   emptyGroupMs: 30 * DAY_MS,
@@ -63,7 +63,7 @@ export async function runHousekeeping(ctx: AppContext): Promise<HousekeepingRepo
 }
 
 /**
- * Uploads left unused (contract §4.3, §7.1): files older than 24 hours that no message carries, no
+ * Uploads left unused (docs/api §4.3, §7.1): files older than 24 hours that no message carries, no
  * user shows as avatar (a replaced avatar no longer counts) and no link shows as preview image
  * (a replaced preview image no longer counts either). The row goes first, in a statement that
  * checks the three conditions again, then the stored bytes and every derived picture.

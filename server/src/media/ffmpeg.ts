@@ -187,7 +187,7 @@ async function ffmpeg(args: string[], options: ConvertOptions, reason: string): 
 /** Everything that describes the recording (dates, places, devices, chapters) is left out. */
 const NO_METADATA = ['-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact'];
 
-/** H.264 + AAC (or MP3) in an MP4 browsers play as they are (contract §7.1). */
+/** H.264 + AAC (or MP3) in an MP4 browsers play as they are (docs/api §7.1). */
 export function isPlayableMp4(ext: string, info: ProbeResult): boolean {
   return (
     (ext === 'mp4' || ext === 'm4v') &&
@@ -361,7 +361,7 @@ async function nonEmpty(file: string): Promise<boolean> {
 }
 
 /**
- * A still of a video as PNG (contract §7.4): the frame at 1 s, or the first frame when the clip is
+ * A still of a video as PNG (docs/api §7.4): the frame at 1 s, or the first frame when the clip is
  * shorter. Rejects with a MediaError when the video has no frame to give.
  */
 export async function extractFrame(input: string, output: string, signal?: AbortSignal): Promise<void> {

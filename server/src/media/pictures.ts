@@ -13,7 +13,7 @@ export function stillKey(file: Pick<FileRow, 'id' | 'updated_at'>): string {
 }
 
 /**
- * Makes and stores the still of a video or PDF from its current bytes (contract §7.4): the frame at
+ * Makes and stores the still of a video or PDF from its current bytes (docs/api §7.4): the frame at
  * 1 s (or the first frame), or the first page at 100 dpi, as a high-quality JPEG on white.
  * While a video is `raw` this is a frame of the original; the conversion job makes it again from
  * the converted video.

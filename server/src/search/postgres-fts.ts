@@ -5,7 +5,7 @@ import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './s
 import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
 
 // ts_rank weights, in PostgreSQL's order {D, C, B, A}: title (A) 3, text (B) 2, author name (C) 1;
-// the link preview, which later work adds, gets C too (contract §10.7).
+// the link preview, which later work adds, gets C too (docs/api §10.7).
 const RANK_WEIGHTS = '{0.1, 0.333, 0.667, 1}';
 
 /**
@@ -48,7 +48,7 @@ export function tsqueryText(terms: SearchTerms): string {
  * in, so the GIN index itself keeps the search inside the group. A term matches if one of its
  * lexeme's occurrences does, whatever its weight, so each term may match in a different field.
  * Rows go with their message through the foreign key's cascade.
- * Link previews are not indexed yet (contract §10.7 lists them; later work).
+ * Link previews are not indexed yet (docs/api §10.7 lists them; later work).
  */
 export class PostgresFtsIndex implements SearchIndex {
   async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {

@@ -7,7 +7,7 @@ export const REINDEX_CHUNK = 500;
 type IndexContext = Pick<AppContext, 'db' | 'search'>;
 
 /**
- * The name to index a new or edited message under (contract §10.7: the author's *current* name),
+ * The name to index a new or edited message under (docs/api §10.7: the author's *current* name),
  * read inside the writing transaction. On PostgreSQL the row is read `FOR SHARE`, which conflicts
  * with the lock a rename or an account deletion holds while `reindexAuthor` runs: either this write
  * waits for it and reads the new name, or it waits for this write and then sees the message. So no
@@ -27,7 +27,7 @@ export async function currentAuthorName(ctx: IndexContext, tx: Tx, userId: strin
 
 /**
  * Re-indexes every message of an author under `name` (their new name, or `null` when the account is
- * being deleted: contract §10.4, "no longer by the author's name"), inside the caller's
+ * being deleted: docs/api §10.4, "no longer by the author's name"), inside the caller's
  * transaction. Placeholders have no author and are never indexed. Call it after the rename's
  * update, or before the account's row is deleted (the foreign key then nulls `author_id`).
  *

@@ -20,8 +20,8 @@ import { REINDEX_CHUNK, reindexAuthor } from './reindex.js';
 import type { SearchResult } from './search-index.js';
 
 // One suite for both engines: the `sqlite` project runs it on FTS5, the `postgres` project on
-// PostgreSQL full text (contract §10.7).
-describe(`search index on ${TEST_DIALECT} (contract §10.7)`, () => {
+// PostgreSQL full text (docs/api §10.7).
+describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
   const h = useTestApp();
   let ana: BuiltUser;
 

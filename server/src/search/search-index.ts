@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 
 /**
- * What the index keeps of a message (contract §10.7): its text fields, its author's current name
+ * What the index keeps of a message (docs/api §10.7): its text fields, its author's current name
  * and its group scope.
  */
 export interface IndexedMessage {
@@ -12,7 +12,7 @@ export interface IndexedMessage {
   title: string | null;
   text: string | null;
   /**
-   * The author's current name (weight 1), `null` once the account is deleted (contract §10.4).
+   * The author's current name (weight 1), `null` once the account is deleted (docs/api §10.4).
    * A rename re-indexes the author's messages (src/search/reindex.ts).
    */
   authorName: string | null;

@@ -71,7 +71,7 @@ export function ftsQuery(groupId: string, terms: SearchTerms): string {
  * (contentless FTS5: message_id UNINDEXED and stored, title, text, author, every token after its
  * group's prefix) and `message_search_rows` (message id → FTS
  * rowid; deleting a row there, directly or through the cascade from `messages`, deletes the FTS row
- * by trigger). Link previews are not indexed yet (contract §10.7 lists them; later work).
+ * by trigger). Link previews are not indexed yet (docs/api §10.7 lists them; later work).
  */
 export class SqliteFtsIndex implements SearchIndex {
   async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {

@@ -1,10 +1,10 @@
 /**
  * Search terms and text normalization shared by both index implementations and the snippet builder
- * (contract §10.7). One tokenizer in JavaScript decides what a word and a hashtag are, so SQLite and
+ * (docs/api §10.7). One tokenizer in JavaScript decides what a word and a hashtag are, so SQLite and
  * PostgreSQL see the same tokens and match the same messages.
  */
 
-/** At most this many terms are used (contract §10.7). */
+/** At most this many terms are used (docs/api §10.7). */
 export const MAX_TERMS = 10;
 /** Each term is cut to this many UTF-16 units. */
 export const MAX_TERM_LENGTH = 64;
@@ -63,7 +63,7 @@ export function foldCodePoint(ch: string): string {
   return result;
 }
 
-/** The normalized copy of a text (contract §10.7): `Joyeux Noël` → `joyeux noel`. */
+/** The normalized copy of a text (docs/api §10.7): `Joyeux Noël` → `joyeux noel`. */
 export function normalizeText(text: string): string {
   let out = '';
   for (const ch of text) out += foldCodePoint(ch);
@@ -138,7 +138,7 @@ function* pieces(raw: string): Generator<string> {
 }
 
 /**
- * The terms of a search (contract §10.7): `search` split on `+` and white space, then the words of
+ * The terms of a search (docs/api §10.7): `search` split on `+` and white space, then the words of
  * `hashtags` as hashtag terms (with or without `#`). Each piece is normalized and reduced to its
  * words, so quotes, `*`, `-`, parentheses and every other symbol are dropped before any query is
  * built. Single-character word terms are ignored, duplicates kept once, at most 10 terms, each cut

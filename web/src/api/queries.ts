@@ -1,5 +1,5 @@
 // Server state through TanStack Query: one key per resource, one hook per read. Live events
-// (features/live) update these caches instead of re-fetching on each navigation (contract §13).
+// (features/live) update these caches instead of re-fetching on each navigation (docs/api §13).
 import {
   type InfiniteData,
   infiniteQueryOptions,
@@ -65,7 +65,7 @@ export function useGroup(id: string | undefined) {
   });
 }
 
-/** The batched feed (contract §11.1): pages of 30 cards, with a cursor that never skips or repeats. */
+/** The batched feed (docs/api §11.1): pages of 30 cards, with a cursor that never skips or repeats. */
 const feedQuery = (groupId: string) =>
   infiniteQueryOptions({
     queryKey: keys.feed(groupId),

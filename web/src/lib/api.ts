@@ -1,5 +1,5 @@
 // The one way the client talks to the server: base path, X-AUTH-TOKEN, JSON, and the HTTP status
-// checked on every call (contract §13). Errors carry the server's stable `code`.
+// checked on every call (docs/api §13). Errors carry the server's stable `code`.
 import type { EndpointAnswer, EndpointBody, EndpointKey, EndpointParams, EndpointQuery } from '@kith/common';
 import { appPath } from './config';
 import { clearSession, getApiKey } from './session';

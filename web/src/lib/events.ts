@@ -1,4 +1,4 @@
-// The live event stream (contract §11.4). EventSource cannot send X-AUTH-TOKEN, so the stream is
+// The live event stream (docs/api §11.4). EventSource cannot send X-AUTH-TOKEN, so the stream is
 // read with fetch() and parsed here; reconnection resumes with Last-Event-ID, waiting longer after
 // each failure. One browser shares one stream among its tabs: features/live/sharedStream.ts.
 import { appPath } from './config';

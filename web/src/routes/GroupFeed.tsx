@@ -16,7 +16,7 @@ import styles from './GroupFeed.module.css';
 export default function GroupFeed() {
   const { id = '' } = useParams();
   const { t } = useTranslation();
-  // The name comes from the user's group list, so the feed needs no other call (contract §11.1).
+  // The name comes from the user's group list, so the feed needs no other call (docs/api §11.1).
   const { data: me } = useMe();
   const groupName = me?.groups.find((group) => group.id === id)?.name ?? '';
   const feed = useFeed(id);

@@ -28,7 +28,7 @@ export default function PasswordReset() {
         body: { mail: params.get('mail') ?? '', key: params.get('key') ?? '', password },
       });
       showAlert('password_reset.done');
-      // The reset rotates the key (contract §3.5): the returned one is the new key.
+      // The reset rotates the key (docs/api §3.5): the returned one is the new key.
       signIn(answer.api_key);
     });
   };

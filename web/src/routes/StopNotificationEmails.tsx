@@ -7,7 +7,7 @@ import ui from '../styles/ui.module.css';
 
 /**
  * /stop-notification-emails[/{userId}/{token}]: calls the endpoint of the same path on load and
- * says whether it worked (product spec §2; contract §3.6).
+ * says whether it worked (product spec §2; docs/api §3.6).
  */
 export default function StopNotificationEmails() {
   const { t } = useTranslation();

@@ -8,7 +8,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('group_id', 'text', (c) => c.notNull().references('groups.id').onDelete('cascade'))
-    // Null once the author deleted their account (contract §10.4) and on placeholders.
+    // Null once the author deleted their account (docs/api §10.4) and on placeholders.
     .addColumn('author_id', 'text', (c) => c.references('users.id').onDelete('set null'))
     .addColumn('parent_id', 'text')
     // The top-level post of the thread (itself for a post): whole-thread deletes and counts.
@@ -23,7 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_activity_date', 'bigint', (c) => c.notNull())
     .addColumn('is_in_front', 'integer', (c) => c.notNull())
     .addColumn('is_deleted', 'integer', (c) => c.notNull().defaultTo(0))
-    // The active public link (contract §6.6); null when there is none.
+    // The active public link (docs/api §6.6); null when there is none.
     .addColumn('public_token', 'text', (c) => c.unique())
     .execute();
   // The group page and the feed: front messages of a group, newest activity first.
@@ -60,7 +60,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('notifications')
     .columns(['user_id', 'read', 'from_group_id', 'created_at'])
     .execute();
-  // Notifications about a message go when it goes (contract §6.4).
+  // Notifications about a message go when it goes (docs/api §6.4).
   await db.schema.createIndex('notifications_target').on('notifications').column('target').execute();
   await db.schema.createIndex('notifications_from_message').on('notifications').column('from_message_id').execute();
 }

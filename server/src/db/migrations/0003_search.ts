@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine.js';
 
-// The message search index (design §1, contract §10.7), the one migration whose tables differ by
+// The message search index (design §1, docs/api §10.7), the one migration whose tables differ by
 // engine: SQLite FTS5 in embedded mode, PostgreSQL full text in scale-out mode. The code that
 // writes and queries them is src/search/sqlite-fts.ts and src/search/postgres-fts.ts. Messages that
 // already exist are indexed here; from then on the messages service keeps the index current.

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine.js';
 import { indexTokens } from '../../search/terms.js';
 
-// The author's current name joins the search index (contract §10.7: weight 1, below title 3 and
+// The author's current name joins the search index (docs/api §10.7: weight 1, below title 3 and
 // text 2). SQLite: the FTS5 table gets an `author` column; FTS5 cannot add a column, so the table is
 // rebuilt and its rows copied as they are (rowids kept, so `message_search_rows` still maps them).
 // PostgreSQL: the schema does not change, the author's words join each `document` with weight C.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Files (uploads) and their attachment to messages (contract §2.6, §6.1, §7). The bytes live in the
+// Files (uploads) and their attachment to messages (docs/api §2.6, §6.1, §7). The bytes live in the
 // FileStore (src/storage/); a row names them by `storage_key`.
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Link previews (contract §2.9, §7.5): one row per requested URL, shared by every user, refreshed
+// Link previews (docs/api §2.9, §7.5): one row per requested URL, shared by every user, refreshed
 // after 7 days (1 hour after a failed fetch).
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -17,7 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
-  // "Is this file the preview image of a link?" (contract §1.8, readable file rule 4) and file clean-up.
+  // "Is this file the preview image of a link?" (docs/api §1.8, readable file rule 4) and file clean-up.
   await db.schema.createIndex('links_preview_file').on('links').column('preview_file_id').execute();
 }
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine.js';
 
-// The number of a group's front messages (contract §5.4 `totalItems`, §11.1), kept on the group.
+// The number of a group's front messages (docs/api §5.4 `totalItems`, §11.1), kept on the group.
 // Counting them on every group page and feed request cost about 1.5 ms at 100,000 messages, most of
 // each request (bench/README.md). Triggers on `messages` keep it exact on every path that inserts,
 // deletes, publishes or unpublishes a message, including a group's cascade and bulk loads, so no

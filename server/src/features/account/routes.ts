@@ -7,7 +7,7 @@ import { clearMediaCookie, setMediaCookie } from '../auth/media-cookie.js';
 import { getMe } from '../users/service.js';
 import { deleteUser, resetApiKey, updateUser } from './service.js';
 
-/** The caller's own account: read, change, delete, new API key (contract §4). */
+/** The caller's own account: read, change, delete, new API key (docs/api §4). */
 export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'GET /api/me', (_request, _reply, user) => getMe(ctx, user));
 

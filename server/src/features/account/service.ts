@@ -40,12 +40,12 @@ const invalidName = () =>
   new ApiError(400, 'invalid_name', 'The name must be 1 to 128 characters, without < > or control characters', 'name');
 
 /**
- * PUT /api/users/{id} (contract §4.3): every present field is checked first, then all are applied
+ * PUT /api/users/{id} (docs/api §4.3): every present field is checked first, then all are applied
  * in one transaction, so a refused call changes nothing.
  */
 export async function updateUser(ctx: AppContext, caller: UserRow, targetId: string | null, body: Body) {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only change your own account');
-  // The answer shows the caller active now, like every successful write (contract §1.11).
+  // The answer shows the caller active now, like every successful write (docs/api §1.11).
   const changes: Partial<UsersTable> = { last_activity_date: ctx.clock.now() };
 
   const rawName = body.string('name');
@@ -82,7 +82,7 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
   }
 
   if (body.has('avatar')) {
-    // An avatar must be an image the caller uploaded (contract §4.3). Deleting the replaced
+    // An avatar must be an image the caller uploaded (docs/api §4.3). Deleting the replaced
     // avatar file (unless attached to a message) belongs to the upload cleanup job, still to come.
     const avatarId = body.id('avatar');
     const file = avatarId === undefined || avatarId === 'invalid' ? undefined : await findFile(ctx.db.kysely, avatarId);
@@ -137,7 +137,7 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
       throw error;
     }
     const user = await loadUser(tx, caller.id);
-    // Search matches the author's current name (contract §10.7): a new name re-indexes their messages.
+    // Search matches the author's current name (docs/api §10.7): a new name re-indexes their messages.
     if (changes.name !== undefined && user.name !== caller.name) await reindexAuthor(ctx, tx, caller.id, user.name);
     // A password change does not rotate the key (the 0.5.6 client would log itself out).
     if (changes.password_hash !== undefined) await queueMail(ctx, effects, passwordChangedMail(ctx.config, user));
@@ -148,7 +148,7 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
 }
 
 /**
- * DELETE /api/users/{id} (contract §4.4, §10.4): the account, its key, memberships, own
+ * DELETE /api/users/{id} (docs/api §4.4, §10.4): the account, its key, memberships, own
  * notifications and reset keys go at once; notifications it caused stay with `fromUser: null`;
  * groups left empty start their 30 days before purge. No leave notifications are sent.
  */
@@ -157,7 +157,7 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
   await transaction(ctx, async (tx, effects) => {
     const now = ctx.clock.now();
     const groupIds = await groupIdsOfUser(tx, caller.id);
-    // The messages stay searchable, no longer by the author's name (contract §10.4): re-indexed
+    // The messages stay searchable, no longer by the author's name (docs/api §10.4): re-indexed
     // without it while `author_id` still finds them.
     await reindexAuthor(ctx, tx, caller.id, null);
     // Foreign keys cascade memberships, owned notifications and reset keys, and null `from_user_id`.
@@ -168,12 +168,12 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
       if (emptied.length > 0) await markGroupsEmptied(tx, emptied, now);
     }
     await queueMail(ctx, effects, accountDeletedMail(ctx.config, caller));
-    // The account's live streams end (contract §11.4).
+    // The account's live streams end (docs/api §11.4).
     effects.publish({ type: 'disconnect', userId: caller.id });
   });
 }
 
-/** POST /api/users/{id}/reset-api-key: the old key stops working at once (contract §4.5). */
+/** POST /api/users/{id}/reset-api-key: the old key stops working at once (docs/api §4.5). */
 export async function resetApiKey(
   ctx: AppContext,
   caller: UserRow,
@@ -183,7 +183,7 @@ export async function resetApiKey(
   const key = newApiKey(ctx);
   const user = await transaction(ctx, async (tx, effects) => {
     const rotated = await rotateApiKey(tx, caller.id, key, { now: ctx.clock.now() });
-    // Streams opened with the old key end (contract §11.4).
+    // Streams opened with the old key end (docs/api §11.4).
     effects.publish({ type: 'disconnect', userId: caller.id });
     return rotated;
   });

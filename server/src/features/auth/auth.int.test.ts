@@ -5,14 +5,14 @@ import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test
 import type { Mail } from '../../mail/mailer.js';
 import { expectError as expectSharedError, type ErrorExpectation } from '../../../test/expect.js';
 
-// Login, signup, password reset and the API key header (contract §1.2, §1.5, §1.6, §3.2–3.5, §10.1).
+// Login, signup, password reset and the API key header (docs/api §1.2, §1.5, §1.6, §3.2–3.5, §10.1).
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const NEW_KEY = /^[A-Za-z0-9_-]{43}$/;
 const INVALID_LOGIN = 'Invalid login/password';
 const TOO_MANY = 'Too many attempts. Please wait a few minutes.';
-/** Fields whose presence the 0.5.6 client takes as success (contract §1.5). */
+/** Fields whose presence the 0.5.6 client takes as success (docs/api §1.5). */
 
 /** A fresh client address for each use, so throttle counters of one test never touch another. */
 let ipCounter = 0;

@@ -20,7 +20,7 @@ declare module 'fastify' {
 const MAX_KEY_LENGTH = 256;
 
 /**
- * Resolves the API key of every API request (contract §1.2). Only the `X-AUTH-TOKEN` header is read:
+ * Resolves the API key of every API request (docs/api §1.2). Only the `X-AUTH-TOKEN` header is read:
  * no query parameter, no bearer header, no cookie. What a route declares (`auth` in the endpoint
  * table, common/src/api/endpoints.ts) is enforced here, once for every route: a keyed route without
  * a caller answers 401 before its handler runs; open routes ignore a stale key.
@@ -45,7 +45,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     if (request.routeOptions.config.auth === 'key' && request.user === null) throw unauthenticated(request);
   });
 
-  // On every successful answer to a header-authenticated request: the media cookie (contract §1.9),
+  // On every successful answer to a header-authenticated request: the media cookie (docs/api §1.9),
   // and for writes the caller's activity (§1.11), recorded before the answer leaves so the caller's
   // next request already sees it.
   app.addHook('onSend', async (request, reply, payload) => {

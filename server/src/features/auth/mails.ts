@@ -4,7 +4,7 @@ import type { MailDraft } from '../../mail/queue.js';
 import { mailLanguage, translator, type Translate } from '../../mail/texts.js';
 import type { UserRow } from '../../db/rows.js';
 
-// The account e-mails of contract §10.8, in the recipient's language (texts in locales/<lang>.json).
+// The account e-mails of docs/api §10.8, in the recipient's language (texts in locales/<lang>.json).
 
 type Recipient = Pick<UserRow, 'login' | 'name' | 'lang'>;
 type MailConfig = Pick<Config, 'publicUrl' | 'defaultLang'>;

@@ -20,7 +20,7 @@ function cookiePair(res: ApiResponse): string {
   return header.split(';', 1)[0] ?? '';
 }
 
-describe('media cookie (contract §1.9)', () => {
+describe('media cookie (docs/api §1.9)', () => {
   let t: TestApp;
   let api: ApiClient;
   const holder = (cookie: string) => userFromMediaCookie(t.ctx, { headers: { cookie } } as FastifyRequest);

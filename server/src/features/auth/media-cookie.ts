@@ -6,7 +6,7 @@ import { findUserById } from '../users/queries.js';
 import type { UserRow } from '../../db/rows.js';
 
 /**
- * The media cookie `kith_media` (contract §1.9): lets `<img>` and `<video>` tags, which cannot send
+ * The media cookie `kith_media` (docs/api §1.9): lets `<img>` and `<video>` tags, which cannot send
  * `X-AUTH-TOKEN`, load thumbnails. It names the user and their key version, is signed by the server,
  * accepted for 7 days after issue, and read only by the read-only image endpoints.
  */

@@ -5,9 +5,9 @@ import { Body } from '../../lib/body.js';
 import { setMediaCookie } from './media-cookie.js';
 import { login, requestPasswordReset, resetPassword, signup, type SignedIn } from './service.js';
 
-/** Login, signup and password reset: open to anyone, throttled (contract §3.2–3.5). */
+/** Login, signup and password reset: open to anyone, throttled (docs/api §3.2–3.5). */
 export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
-  // Answers that sign someone in also give them the media cookie (contract §1.9).
+  // Answers that sign someone in also give them the media cookie (docs/api §1.9).
   const signedIn = <T>(reply: FastifyReply, result: SignedIn<T>): T => {
     setMediaCookie(ctx, reply, result.user);
     return result.answer;

@@ -24,7 +24,7 @@ import { Throttle } from '../../lib/throttles.js';
 import { passwordChangedMail, passwordResetMail } from './mails.js';
 import { queueMail } from '../../mail/queue.js';
 
-// Texts on these endpoints contain no ':' (the 0.5.6 client would cut them, contract §1.5).
+// Texts on these endpoints contain no ':' (the 0.5.6 client would cut them, docs/api §1.5).
 const INVALID_CREDENTIALS = 'Invalid login/password';
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
 const invalidPassword = () =>
@@ -45,14 +45,14 @@ const invalidResetKey = () =>
   new ApiError(400, 'invalid_reset_key', 'This password reset link is not valid any more', 'key');
 const RESET_KEY_TTL_MS = 60 * 60 * 1000;
 
-/** The user's API key in clear, to hand back at login (contract §1.2). */
+/** The user's API key in clear, to hand back at login (docs/api §1.2). */
 function apiKeyOf(ctx: AppContext, user: UserRow): string {
   return ctx.secretBox.open(user.api_key_enc);
 }
 
 /**
  * Checks a password the way login does, with login's throttles: failures count per login and
- * address and per login, unknown logins exactly like known ones (contract §1.6).
+ * address and per login, unknown logins exactly like known ones (docs/api §1.6).
  */
 async function checkCredentials(
   ctx: AppContext,
@@ -177,7 +177,7 @@ export async function insertUser(
 }
 
 /**
- * POST /api/password-reset-mail (contract §3.4). The answer is the same whether or not the account
+ * POST /api/password-reset-mail (docs/api §3.4). The answer is the same whether or not the account
  * exists; the mail is sent after the request, so timing reveals nothing either.
  */
 export async function requestPasswordReset(ctx: AppContext, body: Body, ip: string): Promise<Record<string, never>> {
@@ -206,7 +206,7 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
   return {};
 }
 
-/** POST /api/new-password (contract §3.5): replaces the password, spends the keys, rotates the API key. */
+/** POST /api/new-password (docs/api §3.5): replaces the password, spends the keys, rotates the API key. */
 export async function resetPassword(ctx: AppContext, body: Body, ip: string): Promise<SignedIn<{ api_key: string }>> {
   const failures = new Throttle(ctx.limiter, 'newPasswordFailuresPerIp', ip);
   failures.check();
@@ -230,7 +230,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
     if ((await spendResetKeys(tx, found.userId, now)) === 0) throw invalidResetKey();
     const rotated = await rotateApiKey(tx, found.userId, apiKey, { passwordHash, now });
     await queueMail(ctx, effects, passwordChangedMail(ctx.config, rotated));
-    // The old key is dead: its live streams end too (contract §4.5, §11.4).
+    // The old key is dead: its live streams end too (docs/api §4.5, §11.4).
     effects.publish({ type: 'disconnect', userId: rotated.id });
     return rotated;
   });

@@ -4,7 +4,7 @@ import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { addBookmark, listBookmarks, removeBookmark } from './service.js';
 
-/** Bookmarks, visible to their owner only (contract §9). */
+/** Bookmarks, visible to their owner only (docs/api §9). */
 export function bookmarkRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'POST /api/bookmarks', async (request, reply, user) => {
     const { created, bookmark } = await addBookmark(ctx, user, Body.of(request.body));

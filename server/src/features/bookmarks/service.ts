@@ -22,7 +22,7 @@ function presentBookmark(b: BookmarkRow, message?: Bookmark['message']): Bookmar
 }
 
 /**
- * POST /api/bookmarks (contract §9.2): one bookmark per user and message; bookmarking again answers
+ * POST /api/bookmarks (docs/api §9.2): one bookmark per user and message; bookmarking again answers
  * the existing one with 200.
  */
 export async function addBookmark(
@@ -48,7 +48,7 @@ export async function removeBookmark(ctx: AppContext, user: UserRow, rawId: stri
 }
 
 /**
- * GET /api/me/bookmarks/{limit} (contract §9.1): newest first, only messages the caller can still
+ * GET /api/me/bookmarks/{limit} (docs/api §9.1): newest first, only messages the caller can still
  * read; with `expand=message` each message is a card, so the grid renders from one request.
  */
 export async function listBookmarks(

@@ -10,7 +10,7 @@ export interface DigestItem {
   groupId: string;
   groupName: string;
   kind: 'post' | 'comment';
-  /** The notification's resolved title (contract §2.7); may be empty. */
+  /** The notification's resolved title (docs/api §2.7); may be empty. */
   title: string;
   /** null once the author's account is gone. */
   author: string | null;
@@ -28,7 +28,7 @@ export interface DigestContent {
 }
 
 /**
- * The digest e-mail (contract §10.8): the new posts and comments grouped by group, each linking to
+ * The digest e-mail (docs/api §10.8): the new posts and comments grouped by group, each linking to
  * its message, then the unsubscribe link, which also goes into the RFC 8058 one-click headers.
  */
 export function digestMail(

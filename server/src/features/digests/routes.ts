@@ -9,7 +9,7 @@ import { checkUnsubscribeToken } from './unsubscribe.js';
 
 const stopped = (id: string) => ({ id, data: { notification_emails: 'none' as const } });
 
-/** Unsubscribing from digest e-mails (contract §3.6). */
+/** Unsubscribing from digest e-mails (docs/api §3.6). */
 export function digestRoutes(app: FastifyInstance, ctx: AppContext): void {
   const byToken = async (rawUserId: string, token: string, ip: string) => {
     const throttle = new Throttle(ctx.limiter, 'stopEmailsBadTokensPerIp', ip);

@@ -78,7 +78,7 @@ export function zonedInstant(year: number, month: number, day: number, hour: num
 }
 
 /**
- * The latest scheduled time of `frequency` at or before `now` (contract §10.8): hourly at minute 0,
+ * The latest scheduled time of `frequency` at or before `now` (docs/api §10.8): hourly at minute 0,
  * daily at 07:00, weekly on Monday at 07:00, monthly on the 1st at 07:00, in `timeZone`.
  */
 export function latestSlot(frequency: DigestFrequency, now: number, timeZone: string): number {

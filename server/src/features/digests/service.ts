@@ -18,7 +18,7 @@ import {
 import { DIGEST_FREQUENCIES, latestSlot } from './schedule.js';
 import { unsubscribeToken, unsubscribeUrls } from './unsubscribe.js';
 
-/** The notifications a digest lists (contract §10.8). */
+/** The notifications a digest lists (docs/api §10.8). */
 const DIGEST_TYPES = ['new_message', 'new_comment'];
 /** Items written out in one mail; the rest are counted ("and 12 more"). */
 export const DIGEST_LISTED = 50;
@@ -26,7 +26,7 @@ export const DIGEST_LISTED = 50;
 const DIGEST_TAKEN = 1000;
 /** Users read per query while a run goes through everyone due. */
 const USER_BATCH = 200;
-/** The digest picture: a crop of an allowed size (contract §7.4), shown at 64 px. */
+/** The digest picture: a crop of an allowed size (docs/api §7.4), shown at 64 px. */
 const DIGEST_IMAGE = { type: 'crop', w: 160, h: 160 } as const;
 
 /**
@@ -154,7 +154,7 @@ export function scheduleDigests(ctx: AppContext, everyMs = MINUTE_MS): () => voi
 }
 
 /**
- * Turns a user's notification e-mails off (contract §3.6): the unsubscribe link, the one-click
+ * Turns a user's notification e-mails off (docs/api §3.6): the unsubscribe link, the one-click
  * POST, and the logged-in bare path all end here.
  */
 export async function stopNotificationEmails(ctx: AppContext, userId: string): Promise<boolean> {

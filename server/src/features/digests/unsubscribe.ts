@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../lib/secrets.js';
 
-/** A digest's unsubscribe link works for 90 days after it was sent (contract §3.6). */
+/** A digest's unsubscribe link works for 90 days after it was sent (docs/api §3.6). */
 export const UNSUBSCRIBE_TTL_SECONDS = 90 * 24 * 60 * 60;
 
 function signature(secret: string, userId: string, exp: number): string {
@@ -9,7 +9,7 @@ function signature(secret: string, userId: string, exp: number): string {
 }
 
 /**
- * `<exp>.<sig>` (contract §3.6): needs no storage, and can do nothing but turn e-mails off, so it
+ * `<exp>.<sig>` (docs/api §3.6): needs no storage, and can do nothing but turn e-mails off, so it
  * stays valid across API key resets.
  */
 export function unsubscribeToken(secret: string, userId: string, nowMs: number): string {

@@ -21,14 +21,14 @@ import {
 } from './queries.js';
 import { checkImageSignature, checkSignature } from './signing.js';
 
-// Who may read a file (contract §1.8, §1.9), in one place: the file's metadata
+// Who may read a file (docs/api §1.8, §1.9), in one place: the file's metadata
 // (GET /api/files/{id}), its thumbnails and crops (/api/images/…) and its bytes (/files/…) all
 // ask this module, so the three can never disagree about who may see what.
 
 type Q = Kysely<Database>;
 
 /**
- * Readable file rules 1–4 (contract §1.8) for a signed-in caller: they uploaded it, it is the
+ * Readable file rules 1–4 (docs/api §1.8) for a signed-in caller: they uploaded it, it is the
  * preview image of a link (images of public web pages, readable by any signed-in user), it is
  * attached to a message they can read, or it is the avatar of a user visible to them.
  */
@@ -43,7 +43,7 @@ export async function canReadFile(db: Q, userId: string, file: FileRow): Promise
 }
 
 /**
- * Readable file rule 5 (contract §1.8): the file is attached to a message a `kith_public` grant
+ * Readable file rule 5 (docs/api §1.8): the file is attached to a message a `kith_public` grant
  * still opens, or is the preview image of the link of a URL in its text (which covers its card
  * picture, §10.6). `messages` come from `grantedMessages`.
  */
@@ -67,7 +67,7 @@ interface Reader {
 }
 
 /**
- * The credentials a request to a file route holds (contract §1.9): the header's user; for images
+ * The credentials a request to a file route holds (docs/api §1.9): the header's user; for images
  * only, else the `kith_media` cookie's user; and the `kith_public` cookie. A key that was sent but
  * is not valid is never replaced by a cookie. Without any of them: 401, as for a keyed route.
  */
@@ -95,13 +95,13 @@ async function fileReadableBy(
   throw notFound();
 }
 
-/** GET /api/files/{id} (contract §7.2): the file, read with the header or a `kith_public` grant. */
+/** GET /api/files/{id} (docs/api §7.2): the file, read with the header or a `kith_public` grant. */
 export async function fileForMetadata(ctx: AppContext, request: FastifyRequest, rawId: string): Promise<FileRow> {
   return fileReadableBy(ctx, request, await readerOf(ctx, request, 'metadata'), rawId);
 }
 
 /**
- * `/api/images/{type}/{w}/{h}/{id}` (contract §7.4): the file of a picture. A digest e-mail's signed
+ * `/api/images/{type}/{w}/{h}/{id}` (docs/api §7.4): the file of a picture. A digest e-mail's signed
  * URL (`exp`, `sig`) opens that one picture without a login (docs/decisions.md): 404 when bad, 403
  * when expired. Otherwise the header, the `kith_media` cookie or a `kith_public` grant.
  */
@@ -124,7 +124,7 @@ export async function fileForImage(
 }
 
 /**
- * `/files/<fileId>.<ext>?exp=&sig=` (contract §1.9, §7.3): holding a valid signed name is the
+ * `/files/<fileId>.<ext>?exp=&sig=` (docs/api §1.9, §7.3): holding a valid signed name is the
  * permission, because names are handed out only in answers that passed the rules above. A bad
  * name or signature, or an unknown file: 404; an expired name: 403 `url_expired`.
  */

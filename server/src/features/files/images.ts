@@ -26,7 +26,7 @@ export const MAX_OUTPUT_SIDE: Readonly<Record<ImageFormat, number>> = { jpeg: 65
 /** How long a picture that could not be made is not tried again (a cause outside the file heals). */
 export const NO_PICTURE_RETRY_MS = 60 * 60 * 1000;
 
-/** The requested picture, checked against the allowed sizes (contract §7.4). */
+/** The requested picture, checked against the allowed sizes (docs/api §7.4). */
 export interface ImageRequest {
   type: ImageType;
   width: number;
@@ -88,7 +88,7 @@ class UnshowableSource extends Error {
 }
 
 /**
- * Makes the picture once and stores it (contract §7.4): `thumbnail` fits inside the box, `crop`
+ * Makes the picture once and stores it (docs/api §7.4): `thumbnail` fits inside the box, `crop`
  * covers it from the centre; neither enlarges (a small source gives a smaller crop of the same
  * ratio). JPEG q85 progressive or WebP, transparency on white, no metadata, no side longer than
  * the format holds. Sources: images; the still of a video (frame at 1 s, or the first) or of a PDF

@@ -31,7 +31,7 @@ interface Converted {
 }
 
 /**
- * Tells the uploader's streams that the file changed (contract §11.4). The job's writes are single
+ * Tells the uploader's streams that the file changed (docs/api §11.4). The job's writes are single
  * statements that commit on their own; this follows the one that did.
  */
 function publish(ctx: MediaContext, file: Pick<FileRow, 'id' | 'uploader_id'>): void {
@@ -124,7 +124,7 @@ async function processFile(
 }
 
 /**
- * The final failure of a conversion (contract §7.1): the file becomes `ready` with its original
+ * The final failure of a conversion (docs/api §7.1): the file becomes `ready` with its original
  * bytes, and `error` says why in a few words. A file is never left `raw`.
  */
 /** `name` with its extension replaced by `ext` (or `ext` added when it has none). */
@@ -155,7 +155,7 @@ function reasonOf(error: unknown): unknown {
 }
 
 /**
- * `process-video` and `process-audio` (contract §7.1), enqueued by the upload in its transaction.
+ * `process-video` and `process-audio` (docs/api §7.1), enqueued by the upload in its transaction.
  *
  * - Video: an MP4 already H.264 + AAC/MP3 is remuxed (no metadata, moov first); anything else is
  *   converted to H.264/AAC MP4 at most 720p, with progress. The poster is taken from the result.

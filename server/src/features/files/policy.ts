@@ -9,7 +9,7 @@ import type { FileRow } from '../../db/rows.js';
 type Q = Kysely<Database>;
 
 /**
- * Of `files`, the ones the caller may put on a message (contract §1.8, §6.1): uploaded by the
+ * Of `files`, the ones the caller may put on a message (docs/api §1.8, §6.1): uploaded by the
  * caller or attached to a message the caller can read, and in status raw or ready.
  */
 export async function attachableFiles(db: Q, userId: string, files: FileRow[]): Promise<Set<string>> {
@@ -24,7 +24,7 @@ export async function attachableFiles(db: Q, userId: string, files: FileRow[]): 
   return ok;
 }
 
-/** An avatar must be an image the caller uploaded (contract §4.3). */
+/** An avatar must be an image the caller uploaded (docs/api §4.3). */
 export function canBeAvatarOf(userId: string, file: FileRow | undefined): boolean {
   return file !== undefined && file.uploader_id === userId && file.kind === 'image';
 }

@@ -9,7 +9,7 @@ export { FileObject };
 /** What presenting a file needs: the server secret (signed names) and the clock. */
 export type FileSigner = Pick<AppContext, 'config' | 'clock'>;
 
-/** The File object (contract §2.6), with a signed `contentUrl` valid for the current window. */
+/** The File object (docs/api §2.6), with a signed `contentUrl` valid for the current window. */
 export function presentFile(signer: FileSigner, file: FileRow, fileIndex = 0): FileObject {
   return {
     id: file.id,

@@ -13,7 +13,7 @@ export function findFiles(db: Q, ids: string[]): Promise<FileRow[]> {
   return db.selectFrom('files').selectAll().where('id', 'in', ids).execute();
 }
 
-/** Whether the file is attached to a message of a group `userId` belongs to (contract §1.8). */
+/** Whether the file is attached to a message of a group `userId` belongs to (docs/api §1.8). */
 export async function isAttachedToReadableMessage(db: Q, userId: string, fileId: string): Promise<boolean> {
   return (await attachedToReadableMessages(db, userId, [fileId])).has(fileId);
 }
@@ -57,7 +57,7 @@ export async function filesOfMessages(db: Q, messageIds: string[]): Promise<Map<
   return result;
 }
 
-/** The first file (position 0) of each message: its card picture (contract §10.6), in one query. */
+/** The first file (position 0) of each message: its card picture (docs/api §10.6), in one query. */
 export async function firstFilesOfMessages(db: Q, messageIds: string[]): Promise<Map<string, FileRow>> {
   const result = new Map<string, FileRow>();
   if (messageIds.length === 0) return result;

@@ -16,7 +16,7 @@ import {
   type ReceivedUpload,
 } from './service.js';
 
-/** Headers of every served file (contract §7.3): no sniffing, no scripts, no plugins. */
+/** Headers of every served file (docs/api §7.3): no sniffing, no scripts, no plugins. */
 const FILE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
@@ -91,7 +91,7 @@ async function* formParts(request: FastifyRequest): AsyncGenerator<Multipart> {
 }
 
 /**
- * The answer for an upload that failed (contract §7.1). A broken multipart body is 400
+ * The answer for an upload that failed (docs/api §7.1). A broken multipart body is 400
  * `missing_file` with what is wrong with it; busboy says so only in its messages (no codes):
  * "Multipart: Boundary not found" (no boundary parameter), "The needle cannot have a length
  * bigger than 256." (an absurd boundary), "Unexpected end of multipart data" (no closing boundary:
@@ -123,10 +123,10 @@ function uploadError(error: unknown): unknown {
   return error;
 }
 
-/** Uploads, file metadata and images under /api (contract §7.1, §7.2, §7.4). */
+/** Uploads, file metadata and images under /api (docs/api §7.1, §7.2, §7.4). */
 export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   // Multipart bodies are parsed for the upload route only: every other route keeps the app's
-  // JSON-whatever-the-Content-Type parser (contract §1.3).
+  // JSON-whatever-the-Content-Type parser (docs/api §1.3).
   void app.register(async (scope) => {
     const enabled = Object.entries(ctx.config.upload).filter(([, on]) => on);
     const largest = Math.max(1, ...enabled.map(([kind]) => ctx.config.uploadMaxBytes[kind as 'image']));
@@ -190,7 +190,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** File bytes under `<base>/files/<fileId>.<ext>?exp=&sig=` (contract §1.9, §7.3). */
+/** File bytes under `<base>/files/<fileId>.<ext>?exp=&sig=` (docs/api §1.9, §7.3). */
 export async function fileBytesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(
     async (scope) => {

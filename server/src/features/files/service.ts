@@ -90,7 +90,7 @@ interface Detected {
   mime: string;
 }
 
-/** The stored form of an image (contract §7.1). */
+/** The stored form of an image (docs/api §7.1). */
 interface ProcessedImage {
   ext: string;
   mime: string;
@@ -181,7 +181,7 @@ export interface ReceivedUpload {
 }
 
 /**
- * The first half of POST /api/files (contract §7.1): streams one upload into the store while
+ * The first half of POST /api/files (docs/api §7.1): streams one upload into the store while
  * counting it, detects its format from the first bytes, refuses what is not accepted, and stores
  * the bytes under the file's key. Images are cleaned here and will be answered `ready`; PDFs are
  * kept as they are (`ready`); video and audio are kept and will be answered `raw` with progress 0.
@@ -295,7 +295,7 @@ function fileRow(
   };
 }
 
-/** Counts an upload against the caller's hourly allowance (contract §1.6). */
+/** Counts an upload against the caller's hourly allowance (docs/api §1.6). */
 export function takeUploadAllowance(ctx: AppContext, user: UserRow): void {
   new Throttle(ctx.limiter, 'uploadsPerUser', user.id).take();
 }

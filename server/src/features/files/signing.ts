@@ -15,7 +15,7 @@ export function signatureOf(secret: string, name: string, exp: number): string {
   return createHmac('sha256', secret).update(`${name}|${exp}`).digest().subarray(0, 16).toString('base64url');
 }
 
-/** `<fileId>.<ext>?exp=<seconds>&sig=<signature>`, to append to `<base>/files/` (contract §1.9). */
+/** `<fileId>.<ext>?exp=<seconds>&sig=<signature>`, to append to `<base>/files/` (docs/api §1.9). */
 export function contentUrl(secret: string, fileId: string, ext: string, nowMs: number): string {
   const name = `${fileId}.${ext}`;
   const exp = expiryFor(nowMs);

@@ -6,7 +6,7 @@ import { urlsInText } from '../../lib/urls.js';
 import { findSharedMessages } from './queries.js';
 
 /**
- * The public-link cookie `kith_public` (contract §1.9, §6.7). `GET /api/public/{token}` adds a grant
+ * The public-link cookie `kith_public` (docs/api §1.9, §6.7). `GET /api/public/{token}` adds a grant
  * for the (message, link) it showed; with it, a visitor without a key may load that message's file
  * metadata, thumbnails, card picture, link preview images and the link previews of URLs in its
  * text. The value is signed by the server and holds at most 10 grants, newest kept; each is
@@ -106,7 +106,7 @@ export async function grantedMessages(
     .map((r) => ({ id: r.id, text: r.text }));
 }
 
-/** Whether `url` is one of the URLs in the text of a granted message (contract §7.5). */
+/** Whether `url` is one of the URLs in the text of a granted message (docs/api §7.5). */
 export function isUrlGranted(messages: { id: string; text: string | null }[], url: string): boolean {
   return messages.some((m) => urlsInText(m.text).includes(url));
 }

@@ -22,7 +22,7 @@ function expectGroupShape(body: Record<string, unknown>, withSecretKey: boolean)
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-describe('groups (contract §5)', () => {
+describe('groups (docs/api §5)', () => {
   let t: TestApp;
   let api: ApiClient;
 

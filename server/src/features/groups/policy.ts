@@ -1,7 +1,7 @@
 import type { UserRow } from '../../db/rows.js';
 import type { Membership } from '../../db/rows.js';
 
-// What a caller may do with a group (contract §1.8, §5). A group exists, for a caller, only while
+// What a caller may do with a group (docs/api §1.8, §5). A group exists, for a caller, only while
 // they are in its member list: anything else answers 404, so group ids cannot be probed. Every
 // member has the same rights; there are no group admins. The membership is looked up by the caller
 // (`findMembership`) and passed in, so these rules stay pure.

@@ -22,7 +22,7 @@ const abilities = {
   canMakeDefaultGroup,
 };
 
-describe('group policy (contract §1.8, §5)', () => {
+describe('group policy (docs/api §1.8, §5)', () => {
   for (const [name, can] of Object.entries(abilities)) {
     describe(name, () => {
       it('allows a member of the group', () => {

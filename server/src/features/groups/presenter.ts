@@ -9,7 +9,7 @@ export function presentGroupRef(group: Pick<GroupRow, 'id' | 'name'>): GroupRef 
 }
 
 /**
- * The group object (contract §2.3). `secretKey` is the invitation key; it is left out when the
+ * The group object (docs/api §2.3). `secretKey` is the invitation key; it is left out when the
  * instance hides invitation links, except in the answer to creation (the client needs it there).
  */
 export function presentGroup(

@@ -7,7 +7,7 @@ import { requireId } from '../../lib/ids.js';
 import { Throttle } from '../../lib/throttles.js';
 import { acceptInvitation, createGroup, getGroup, leaveGroup, renameGroup, resetInviteKey } from './service.js';
 
-/** Groups: create, read, rename, leave, invitation keys (contract §5). */
+/** Groups: create, read, rename, leave, invitation keys (docs/api §5). */
 export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'POST /api/groups', async (request, reply, user) =>
     reply.code(201).send(await createGroup(ctx, user, Body.of(request.body).string('name'))),

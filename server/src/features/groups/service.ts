@@ -88,7 +88,7 @@ type GroupAbility = (user: UserRow, group: GroupRow, membership: Membership | un
 
 /**
  * Loads a group for an action `ability` allows; anything else is 404, like a group that does not
- * exist, so ids cannot be probed (contract §1.8).
+ * exist, so ids cannot be probed (docs/api §1.8).
  */
 async function loadGroupFor(tx: Tx, groupId: string, user: UserRow, ability: GroupAbility): Promise<GroupRow> {
   const group = await findGroupById(tx, groupId);
@@ -112,7 +112,7 @@ export function createGroup(ctx: AppContext, user: UserRow, rawName: string | un
   });
 }
 
-/** GET /api/groups/{id}: always built from current data (contract §1.4). */
+/** GET /api/groups/{id}: always built from current data (docs/api §1.4). */
 export function getGroup(ctx: AppContext, user: UserRow, groupId: string) {
   return transaction(ctx, async (tx) => groupAnswer(ctx, tx, await loadGroupFor(tx, groupId, user, canSeeGroup)));
 }
@@ -146,7 +146,7 @@ export function renameGroup(ctx: AppContext, user: UserRow, groupId: string, raw
 }
 
 /**
- * POST /api/groups/{id}/leave (contract §5.6, §10.5): the caller's notifications from the group go,
+ * POST /api/groups/{id}/leave (docs/api §5.6, §10.5): the caller's notifications from the group go,
  * their default group moves to the oldest remaining one, the remaining members are told, and a
  * group left empty starts its 30 days before purge.
  */

@@ -5,7 +5,7 @@ import { API_VERSION } from '../../http/openapi.js';
 import { route } from '../../http/route.js';
 import { uploadAvailable } from '../../media/tools.js';
 
-/** GET /api/info (contract §3.1): what this instance offers, for clients to adapt. */
+/** GET /api/info (docs/api §3.1): what this instance offers, for clients to adapt. */
 export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { config } = ctx;
   route(app, 'GET /api/info', () => ({

@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses a link preview may connect to (contract §7.5, fetch rules). Deny by default: only
+ * Which addresses a link preview may connect to (docs/api §7.5, fetch rules). Deny by default: only
  * ordinary public unicast addresses pass. Loopback is its own class so the test-only switch
  * `LINK_PREVIEW_ALLOW_LOOPBACK` can let it through; everything else that is not public is refused,
  * whatever the switch says.

@@ -1,5 +1,5 @@
 /**
- * Embed code of a link preview (contract §1.10, §7.5). It is built here from URL shapes of a short
+ * Embed code of a link preview (docs/api §1.10, §7.5). It is built here from URL shapes of a short
  * list of providers, never copied from the remote page or an oEmbed answer: one `<iframe>` with an
  * https `src` assembled from ids checked against strict patterns, sandboxed. Anything else is null.
  *

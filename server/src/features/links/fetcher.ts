@@ -14,7 +14,7 @@ import { HTML_READ_BUDGET } from './parse.js';
 const http = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /**
- * The one way Kith fetches a remote URL for a link preview (contract §7.5, fetch rules): http(s)
+ * The one way Kith fetches a remote URL for a link preview (docs/api §7.5, fetch rules): http(s)
  * only, no user name or password, ports 80/443/8080/8443, every resolved address checked
  * (`address.ts`) and the connection pinned to that checked address (so DNS rebinding cannot switch
  * it), at most 5 redirects each checked again, 5 s to connect, 10 s in total, a capped body, a fixed
@@ -37,7 +37,7 @@ export const linkFetchLimits = {
 
 export const ALLOWED_PORTS: ReadonlySet<number> = new Set([80, 443, 8080, 8443]);
 
-/** A fixed identity (contract §7.5): names Kith, carries no cookie and no credential. */
+/** A fixed identity (docs/api §7.5): names Kith, carries no cookie and no credential. */
 export const USER_AGENT = 'Mozilla/5.0 (compatible; Kith link preview; +https://kith.invalid/bot)';
 
 /** The URL, or one of its redirects, breaks the fetch rules: the endpoint answers 400 `invalid_url`. */

@@ -7,7 +7,7 @@ import { linkFetchLimits, safeFetch } from './fetcher.js';
 import { insertPreviewImageFile } from './queries.js';
 
 /**
- * The preview image of a link (contract §7.5): fetched under the same rules as the page (http(s)
+ * The preview image of a link (docs/api §7.5): fetched under the same rules as the page (http(s)
  * only, checked addresses and redirects, 10 s), at most 10 MiB, image types only, and stored as a
  * JPEG of at most 2048 px without metadata. It becomes a file without uploader that any signed-in
  * user may read (§1.8, rule 4).

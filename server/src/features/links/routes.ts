@@ -6,7 +6,7 @@ import { grantedMessages, isUrlGranted } from '../grants/public-grants.js';
 import { hasPublicCookie } from '../../http/cookies.js';
 import { getLinkPreview } from './service.js';
 
-/** GET /api/links/by_url (contract §7.5): the preview of a web page, fetched under the fetch rules. */
+/** GET /api/links/by_url (docs/api §7.5): the preview of a web page, fetched under the fetch rules. */
 export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'GET /api/links/by_url', async (request, _reply, user) => {
     if (user !== null) return getLinkPreview(ctx, user.id, request.query.url);

@@ -22,7 +22,7 @@ import { findLink, findLinkFreshness, upsertLink, type LinkRow } from './queries
 import { firstUrlInText } from '../../lib/urls.js';
 
 /**
- * GET /api/links/by_url (contract §7.5): one stored preview per URL, shared by every user. The first
+ * GET /api/links/by_url (docs/api §7.5): one stored preview per URL, shared by every user. The first
  * request fetches the page (under the fetch rules of `fetcher.ts`); later ones are served from the
  * `links` table until the preview is 7 days old, or 1 hour old when the last fetch failed. Only
  * fetches count against the caller's throttles (all fetches, and fetches of one host); cache hits
@@ -53,7 +53,7 @@ function present(row: LinkRow): LinkPreview {
     updatedAt: toSeconds(row.updated_at),
     data: JSON.parse(row.data) as LinkPreviewData,
     // The stored preview image as a nested file, else "", which the 0.5.6 client needs instead of
-    // null (contract §1.4, §2.9).
+    // null (docs/api §1.4, §2.9).
     preview: row.preview_file_id === null ? '' : { id: row.preview_file_id, entityType: 'file' },
   };
 }
@@ -82,7 +82,7 @@ function isStale(row: Pick<LinkRow, 'updated_at' | 'failed'>, now: number): bool
 
 /**
  * The preview of `raw` for a caller: the signed-in user's id, or `public:<messageId>` for a visitor
- * holding a public-link grant (contract §1.9). Only new fetches count against that key's throttle.
+ * holding a public-link grant (docs/api §1.9). Only new fetches count against that key's throttle.
  */
 export async function getLinkPreview(ctx: AppContext, throttleKey: string, raw: unknown): Promise<LinkPreview> {
   if (!ctx.config.linkPreviews) throw featureDisabled('Link previews are turned off on this instance');
@@ -121,7 +121,7 @@ function startRefresh(ctx: AppContext, url: string, row: LinkRow | undefined): P
 
 /**
  * The card picture of a message without files comes from the preview of the first URL of its text
- * (contract §6.1, §10.6). This queues the fetch as a `link-preview` job in the message's own
+ * (docs/api §6.1, §10.6). This queues the fetch as a `link-preview` job in the message's own
  * transaction: no request waits for it, no caller's throttle counts it, and a crash right after the
  * commit still gets it fetched at the next start. Nothing is queued when the stored preview is
  * fresh, when the URL breaks the fetch rules, or when previews are turned off.

@@ -4,7 +4,7 @@ import { groupIdsOfUser, listOtherMemberIds } from '../memberships/queries.js';
 import type { KithEvent } from '../../events/event-bus.js';
 
 /**
- * Who may receive a live event (contract §11.4), the one rule for live delivery and for replays:
+ * Who may receive a live event (docs/api §11.4), the one rule for live delivery and for replays:
  * the owner of a notification or of an uploaded file; the current members of the group of a post
  * or reply, read when the event is sent (joining brings a group's events, leaving stops them at
  * once). A `disconnect` is never sent to anyone: it ends streams.

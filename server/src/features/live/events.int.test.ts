@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { eventStreamsOf } from './stream.js';
 import { EventReader, expectGrowingIds, serve, type Received } from '../../../test/sse.js';
 
-describe('live event stream (contract §11.4)', () => {
+describe('live event stream (docs/api §11.4)', () => {
   let t: TestApp;
   let api: ApiClient;
   const server = serve(() => t);
@@ -303,7 +303,7 @@ describe('live event stream (contract §11.4)', () => {
   });
 });
 
-describe('live event stream: timing and shutdown (contract §11.4)', () => {
+describe('live event stream: timing and shutdown (docs/api §11.4)', () => {
   let t: TestApp;
   let api: ApiClient;
   let closed = false;

@@ -9,7 +9,7 @@ import { REPLAY_LIMITS, type PublishedEvent } from '../../events/memory-event-bu
 import { presentFrame, sseFrame } from './present.js';
 
 /**
- * GET /api/events (contract §11.4): one Server-Sent Events stream per open tab or device.
+ * GET /api/events (docs/api §11.4): one Server-Sent Events stream per open tab or device.
  *
  * How an event travels, once per process whatever the number of streams:
  * 1. the bus hands it over synchronously after the commit, with its id;
@@ -256,7 +256,7 @@ export class EventStreams {
   private register(stream: Stream): void {
     const streams = this.byUser.get(stream.userId) ?? [];
     this.byUser.set(stream.userId, streams);
-    // A sixth stream closes the oldest (contract §11.4), telling it why and to wait before coming back.
+    // A sixth stream closes the oldest (docs/api §11.4), telling it why and to wait before coming back.
     while (streams.length >= this.options.maxStreamsPerUser && streams[0] !== undefined)
       streams[0].displace(this.options.displacedRetryMs);
     streams.push(stream);
@@ -379,7 +379,7 @@ export function eventStreamsOf(ctx: AppContext): EventStreams | undefined {
   return streamsByContext.get(ctx);
 }
 
-/** GET /api/events (contract §11.4). */
+/** GET /api/events (docs/api §11.4). */
 export function eventRoutes(app: FastifyInstance, ctx: AppContext, options: Partial<EventStreamOptions> = {}): void {
   const streams = new EventStreams(ctx, options);
   streamsByContext.set(ctx, streams);

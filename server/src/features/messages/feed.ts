@@ -25,7 +25,7 @@ async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<nu
   return found.frontCount;
 }
 
-/** GET /api/groups/{id}/page/{page} (contract §5.4): ids of front messages, 30 a page. */
+/** GET /api/groups/{id}/page/{page} (docs/api §5.4): ids of front messages, 30 a page. */
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
   if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
   const db = ctx.db.kysely;
@@ -52,7 +52,7 @@ const FEED_MAX = 50;
 const UNREAD_SCAN = 1000;
 
 /**
- * Ids of the messages a caller has something new about in a group (contract §11.1): targets of their
+ * Ids of the messages a caller has something new about in a group (docs/api §11.1): targets of their
  * unread new_message/new_comment notifications and every ancestor of those targets.
  */
 async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<Set<string>> {
@@ -66,7 +66,7 @@ async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<
 }
 
 /**
- * GET /api/groups/{id}/feed (contract §11.1): a screen of cards in one request. The cursor is the
+ * GET /api/groups/{id}/feed (docs/api §11.1): a screen of cards in one request. The cursor is the
  * position of the last card, so paging neither repeats nor skips cards while the order changes.
  */
 export async function groupFeed(
@@ -114,7 +114,7 @@ export async function groupFeed(
   return { messages, totalItems, nextCursor };
 }
 
-/** GET /api/groups/{id}/random (contract §5.5): a front message picked uniformly; null when none. */
+/** GET /api/groups/{id}/random (docs/api §5.5): a front message picked uniformly; null when none. */
 export async function randomMessage(ctx: AppContext, user: UserRow, groupId: string): Promise<Message | null> {
   const db = ctx.db.kysely;
   const total = await requireMember(db, groupId, user);

@@ -2,7 +2,7 @@ import { LIMITS } from '@kith/common';
 import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField } from '../../lib/errors.js';
 
-/** The message fields of a create or edit request, checked (contract §1.7, §6.1, §6.3). */
+/** The message fields of a create or edit request, checked (docs/api §1.7, §6.1, §6.3). */
 export interface MessageInput {
   /** Present when `data` was sent: it replaces title, text and no_embed as a whole. */
   data?: { title: string | null; text: string | null; noEmbed: boolean | null };
@@ -15,7 +15,7 @@ const URL_RUN = /https?:\/\/[^\s[\]]*/g;
 
 /**
  * A `"` inside a URL would let it break out of the 0.5.6 client's `href="…"`; stored as `%22` it
- * leads to the same place (contract §1.10). Everything else is stored exactly as sent.
+ * leads to the same place (docs/api §1.10). Everything else is stored exactly as sent.
  */
 export function encodeQuotesInUrls(value: string): string {
   return value.replace(URL_RUN, (url) => url.replaceAll('"', '%22'));
@@ -59,7 +59,7 @@ export function readMessageInput(body: Body): MessageInput {
   return input;
 }
 
-/** A message needs a title, a text (not blank) or a file (contract §1.7). */
+/** A message needs a title, a text (not blank) or a file (docs/api §1.7). */
 export function isEmptyMessage(title: string | null, text: string | null, fileCount: number): boolean {
   return (title ?? '').trim() === '' && (text ?? '').trim() === '' && fileCount === 0;
 }

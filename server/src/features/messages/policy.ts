@@ -4,7 +4,7 @@ import type { Membership } from '../../db/rows.js';
 import type { UserRow } from '../../db/rows.js';
 import type { MessageRow } from '../../db/rows.js';
 
-// What a caller may do with a message (contract §1.8, §6). The facts (the message row, the caller's
+// What a caller may do with a message (docs/api §1.8, §6). The facts (the message row, the caller's
 // membership of its group) are loaded by the service and passed in, so these rules stay pure. The
 // answer's `can` (messageAbilities) is computed here too, so the web client never re-derives them.
 

@@ -23,7 +23,7 @@ const message = (over: Partial<{ author_id: string | null; is_deleted: number; i
   ...over,
 });
 
-describe('message policy (contract §1.8, §6)', () => {
+describe('message policy (docs/api §1.8, §6)', () => {
   it('lets members of the message’s group read it, placeholders included, and nobody else', () => {
     expect(canReadMessage(ben, message(), { group_id: family, user_id: ben.id })).toBe(true);
     expect(

@@ -7,7 +7,7 @@ import { messageAbilities } from './policy.js';
 import { lineageOf, type MessageView } from './queries.js';
 import type { MessageRow } from '../../db/rows.js';
 
-/** `data` with only the keys that were set; `{}` on a placeholder (contract §2.4). */
+/** `data` with only the keys that were set; `{}` on a placeholder (docs/api §2.4). */
 export function presentData(m: Pick<MessageRow, 'title' | 'text' | 'no_embed' | 'is_deleted'>): Message['data'] {
   const data: Message['data'] = {};
   if (m.is_deleted === 1) return data;
@@ -24,7 +24,7 @@ function presentAuthor(m: MessageView) {
 }
 
 /**
- * What a message and its card share (contract §2.4, §2.5). `preview` is the file at position 0,
+ * What a message and its card share (docs/api §2.4, §2.5). `preview` is the file at position 0,
  * else the preview image of the first URL's link (§10.6). Placeholders have none.
  */
 function presentCommon(m: MessageView, preview: FileObject | null) {
@@ -44,7 +44,7 @@ function presentCommon(m: MessageView, preview: FileObject | null) {
 }
 
 /**
- * The full message (contract §2.4) as `viewer` sees it: `can` says what they may do with it
+ * The full message (docs/api §2.4) as `viewer` sees it: `can` says what they may do with it
  * (messages/policy.ts; `null` is a public-link visitor). A stored link is not "active" while the
  * operator has public links turned off (§6.6).
  */
@@ -66,15 +66,15 @@ export function presentMessage(
   };
 }
 
-/** A card (contract §2.5): `children` is a count. */
+/** A card (docs/api §2.5): `children` is a count. */
 export function presentPreview(m: MessageView, childCount: number, preview: FileObject | null): MessagePreview {
   return { ...presentCommon(m, preview), children: childCount };
 }
 
-/** Feed cards cut their text to this many characters (contract §11.1). */
+/** Feed cards cut their text to this many characters (docs/api §11.1). */
 export const FEED_TEXT_LIMIT = 1000;
 
-/** A card of the batched feed, with its text cut and the "something new" mark (contract §11.1). */
+/** A card of the batched feed, with its text cut and the "something new" mark (docs/api §11.1). */
 export function presentFeedItem(
   m: MessageView,
   childCount: number,
@@ -88,7 +88,7 @@ export function presentFeedItem(
   return { ...card, truncated, unread };
 }
 
-/** The public view (contract §6.7): no author, group, parent, lineage or children; nothing it may do. */
+/** The public view (docs/api §6.7): no author, group, parent, lineage or children; nothing it may do. */
 export function presentPublicMessage(m: MessageView, files: FileObject[], linkPreview: FileObject | null): Message {
   return {
     ...presentMessage(m, [], files, { publicLinks: true, linkPreview, viewer: null }),

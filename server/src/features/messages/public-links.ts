@@ -20,7 +20,7 @@ import { loadReadableMessage } from './service.js';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * GET /api/messages/{id}/get-public-link (contract §6.6): any member may share; a message has at
+ * GET /api/messages/{id}/get-public-link (docs/api §6.6): any member may share; a message has at
  * most one active link, made on the first call.
  */
 export async function getPublicLink(ctx: AppContext, user: UserRow, id: string | null) {
@@ -37,13 +37,13 @@ export async function getPublicLink(ctx: AppContext, user: UserRow, id: string |
   return { token, url: `${ctx.config.publicUrl}/public/${token}` };
 }
 
-/** DELETE /api/messages/{id}/public-link (contract §11.3): the token stops working at once. */
+/** DELETE /api/messages/{id}/public-link (docs/api §11.3): the token stops working at once. */
 export async function revokePublicLink(ctx: AppContext, user: UserRow, id: string | null): Promise<void> {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
   await clearPublicToken(ctx.db.kysely, message.id);
 }
 
-/** GET /api/public/{token} (contract §6.7): the read-only message for anyone holding the token. */
+/** GET /api/public/{token} (docs/api §6.7): the read-only message for anyone holding the token. */
 export async function getPublicMessage(ctx: AppContext, token: string): Promise<Message> {
   if (!ctx.config.publicLinks || !TOKEN_SHAPE.test(token)) throw notFound();
   const id = await findIdByPublicToken(ctx.db.kysely, token);

@@ -13,7 +13,7 @@ import { MAX_PUBLIC_GRANTS, PUBLIC_GRANT_MS } from '../grants/public-grants.js';
 import { PUBLIC_COOKIE } from '../../http/cookies.js';
 
 // Link previews with images, card pictures from the first URL, and the kith_public cookie
-// (contract §1.8 rules 4 and 5, §1.9, §2.9, §6.1, §6.7, §7.5, §10.6). Every page and image is
+// (docs/api §1.8 rules 4 and 5, §1.9, §2.9, §6.1, §6.7, §7.5, §10.6). Every page and image is
 // served by a node:http server on 127.0.0.1; nothing connects anywhere else.
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

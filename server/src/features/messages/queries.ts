@@ -50,7 +50,7 @@ export async function presentedFilesOf(signer: FileSigner, db: Q, ids: string[])
 }
 
 /**
- * The card picture of each message (contract §10.6): the file at position 0, else the stored preview
+ * The card picture of each message (docs/api §10.6): the file at position 0, else the stored preview
  * image of the first URL in its text. At most three queries for any number of messages.
  */
 export async function previewsOf(signer: FileSigner, db: Q, ids: string[]): Promise<Map<string, FileObject>> {
@@ -70,7 +70,7 @@ export async function previewsOf(signer: FileSigner, db: Q, ids: string[]): Prom
 
 /**
  * For messages without files: the preview image of the link of the first URL in each text
- * (contract §10.6), once the background fetch stored one. One query, none without URLs.
+ * (docs/api §10.6), once the background fetch stored one. One query, none without URLs.
  */
 export async function linkPreviewsOf(
   signer: FileSigner,
@@ -128,7 +128,7 @@ export async function childCounts(db: Q, parentIds: string[]): Promise<Map<strin
   return result;
 }
 
-/** The group page (contract §5.4): front messages, newest activity first, then highest id. */
+/** The group page (docs/api §5.4): front messages, newest activity first, then highest id. */
 export function frontMessagesQuery(db: Q, groupId: string) {
   return db
     .selectFrom('messages')
@@ -159,7 +159,7 @@ export async function memberFrontCount(
   return { membership: { group_id: row.group_id, user_id: row.user_id }, frontCount: Number(row.front_count) };
 }
 
-/** Ids of one page of the group page's front messages (contract §5.4). */
+/** Ids of one page of the group page's front messages (docs/api §5.4). */
 export async function frontPageIds(db: Q, groupId: string, limit: number, offset: number): Promise<string[]> {
   const rows = await frontMessagesQuery(db, groupId).select('id').limit(limit).offset(offset).execute();
   return rows.map((r) => r.id);
@@ -254,12 +254,12 @@ export async function insertMessage(db: Q, message: MessageRow): Promise<void> {
   await db.insertInto('messages').values(message).execute();
 }
 
-/** Sets the last activity date of the messages of `ids` (a thread moving up, contract §10.2). */
+/** Sets the last activity date of the messages of `ids` (a thread moving up, docs/api §10.2). */
 export async function touchMessages(db: Q, ids: string[], now: number): Promise<void> {
   await db.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ids).execute();
 }
 
-/** Sets the last activity date of a group (contract §10.2). */
+/** Sets the last activity date of a group (docs/api §10.2). */
 export async function touchGroup(db: Q, groupId: string, now: number): Promise<void> {
   await db.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
 }
@@ -287,7 +287,7 @@ export async function deleteMessageRows(db: Q, ids: string[]): Promise<void> {
 }
 
 /**
- * Turns a message into a placeholder (contract §10.3): no content, author or link, off the group
+ * Turns a message into a placeholder (docs/api §10.3): no content, author or link, off the group
  * page; its bookmarks, files and the notifications it is the target of go. Notifications about its
  * replies (fromMessage = this) stay: those replies still exist.
  */

@@ -8,7 +8,7 @@ import { grantPublicMessage } from '../grants/public-grants.js';
 import { getPublicLink, getPublicMessage, revokePublicLink } from './public-links.js';
 import { createMessage, deleteMessage, getMessage, getPreview, updateMessage } from './service.js';
 
-/** Messages, group pages and the feed, public links (contract §5.4, §5.5, §6, §11.1, §11.3). */
+/** Messages, group pages and the feed, public links (docs/api §5.4, §5.5, §6, §11.1, §11.3). */
 export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'POST /api/messages', async (request, reply, user) =>
     reply.code(201).send(await createMessage(ctx, user, Body.of(request.body))),

@@ -46,7 +46,7 @@ const invalidParent = () =>
   new ApiError(400, 'invalid_parent', 'The parent message is unknown, deleted, or in another group', 'parent');
 
 /**
- * A message the caller can read: it exists and the caller belongs to its group (contract §1.8).
+ * A message the caller can read: it exists and the caller belongs to its group (docs/api §1.8).
  * Anything else is 404, like a message that does not exist.
  */
 export async function loadReadableMessage(db: Tx, user: UserRow, id: string | null): Promise<MessageRow> {
@@ -57,7 +57,7 @@ export async function loadReadableMessage(db: Tx, user: UserRow, id: string | nu
 }
 
 /**
- * Files a message may carry (contract §1.8, §6.1): each id names a file in status raw or ready that
+ * Files a message may carry (docs/api §1.8, §6.1): each id names a file in status raw or ready that
  * the caller uploaded or that is attached to a message the caller can read. Else `invalid_file`.
  */
 async function checkAttachable(tx: Tx, user: UserRow, ids: string[]): Promise<void> {
@@ -84,7 +84,7 @@ export async function messageAnswer(ctx: AppContext, id: string, viewer: Pick<Us
   });
 }
 
-/** A card answer (contract §2.5). */
+/** A card answer (docs/api §2.5). */
 export async function previewAnswer(signer: FileSigner, db: Tx, id: string): Promise<MessagePreview> {
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
@@ -95,7 +95,7 @@ export async function previewAnswer(signer: FileSigner, db: Tx, id: string): Pro
 const plain = (value: string): string => value.replace(/\s+/g, ' ').trim().slice(0, 100);
 
 /**
- * Plain text for notification titles (contract §2.7), ≤ 100 characters: the title, else the title
+ * Plain text for notification titles (docs/api §2.7), ≤ 100 characters: the title, else the title
  * or description of the first URL's stored link preview, else the start of the text.
  */
 async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<string> {
@@ -112,7 +112,7 @@ async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<s
 }
 
 /**
- * The notification title for a message (contract §2.7): the title of the nearest ancestor-or-self
+ * The notification title for a message (docs/api §2.7): the title of the nearest ancestor-or-self
  * shown on the group page.
  */
 async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
@@ -124,7 +124,7 @@ async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
 }
 
 /**
- * POST /api/messages (contract §6.1): a post, or a reply at any depth. The thread and the group move
+ * POST /api/messages (docs/api §6.1): a post, or a reply at any depth. The thread and the group move
  * up; other members are notified in the same transaction and hear of it live after the commit; the
  * search index follows before the answer.
  */
@@ -171,7 +171,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     };
     await insertMessage(tx, message);
     await setMessageFiles(tx, id, files);
-    // A reply moves its whole thread up on the group page (contract §10.2).
+    // A reply moves its whole thread up on the group page (docs/api §10.2).
     if (ancestors.length > 0) {
       await touchMessages(tx, ancestors, now);
     }
@@ -188,7 +188,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
 }
 
 /**
- * `new_message` or `new_comment` for every other member (contract §10.1), written in the message's
+ * `new_message` or `new_comment` for every other member (docs/api §10.1), written in the message's
  * own transaction: one commit per post, and a rolled-back message leaves no notification behind.
  */
 async function notifyNewMessage(
@@ -230,7 +230,7 @@ export async function getPreview(ctx: AppContext, user: UserRow, id: string | nu
 }
 
 /**
- * PUT /api/messages/{id} (contract §6.3): edit (`data`, `files`) and publish (`isInFront`) by the
+ * PUT /api/messages/{id} (docs/api §6.3): edit (`data`, `files`) and publish (`isInFront`) by the
  * author. Absent keys are unchanged; an edit moves nothing up and notifies no one.
  */
 export async function updateMessage(ctx: AppContext, user: UserRow, id: string | null, body: Body): Promise<Message> {
@@ -260,7 +260,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       changes.no_embed = input.data.noEmbed === null ? null : input.data.noEmbed ? 1 : 0;
     }
     if (isInFront === true && canPublishMessage(user, current)) {
-      // Publishing a reply: it shows on the group page, moved up with its group (contract §10.2).
+      // Publishing a reply: it shows on the group page, moved up with its group (docs/api §10.2).
       changes.is_in_front = 1;
       changes.last_activity_date = now;
       await touchGroup(tx, current.group_id, now);
@@ -285,7 +285,7 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
 }
 
 /**
- * Removes messages for good, with what hangs on them (contract §6.4); bookmarks and file
+ * Removes messages for good, with what hangs on them (docs/api §6.4); bookmarks and file
  * attachments (message_files) go by foreign key. Deleting files left attached nowhere 24 hours
  * later belongs to the upload cleanup job, which comes with the media job queue.
  */
@@ -297,7 +297,7 @@ async function removeMessages(ctx: AppContext, tx: Tx, ids: string[]): Promise<v
 }
 
 /**
- * DELETE /api/messages/{id} (contract §10.3): a post goes with its whole thread; a reply without
+ * DELETE /api/messages/{id} (docs/api §10.3): a post goes with its whole thread; a reply without
  * replies goes, and so do placeholders left without replies above it; a reply with replies becomes
  * a placeholder so other people's answers stay.
  */
@@ -313,7 +313,7 @@ export async function deleteMessage(ctx: AppContext, user: UserRow, id: string |
 
     const children = await childCounts(tx, [message.id]);
     if ((children.get(message.id) ?? 0) > 0) {
-      // A placeholder loses its content, bookmarks and files (contract §10.3).
+      // A placeholder loses its content, bookmarks and files (docs/api §10.3).
       await makePlaceholder(tx, message.id);
       await ctx.search.remove(tx, [message.id]);
       return;

@@ -1,7 +1,7 @@
 import type { UserRow } from '../../db/rows.js';
 import type { NotificationView } from './queries.js';
 
-// What a caller may do with a notification (contract §1.8): it is visible to its owner only, and
+// What a caller may do with a notification (docs/api §1.8): it is visible to its owner only, and
 // anyone else gets 404, as for one that does not exist. Lists and "mark all read" select the
 // caller's own rows in SQL; the routes on one notification ask these rules.
 

@@ -16,7 +16,7 @@ function parseData(raw: string): Record<string, string> {
   }
 }
 
-/** The complete Notification object (contract §2.7); lists and the single GET share it. */
+/** The complete Notification object (docs/api §2.7); lists and the single GET share it. */
 export function presentNotification(n: NotificationView): Notification {
   // A deleted author leaves `from_user_id` null (the foreign key sets it), and the join finds nothing.
   const fromUser =

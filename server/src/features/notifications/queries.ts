@@ -48,7 +48,7 @@ export function listNotifications(db: Q, userId: string, limit: number): Promise
     .execute();
 }
 
-/** One notification, only if it belongs to `userId` (others answer 404, contract §1.8). */
+/** One notification, only if it belongs to `userId` (others answer 404, docs/api §1.8). */
 export function findOwnNotification(db: Q, userId: string, id: string): Promise<NotificationView | undefined> {
   return selectNotifications(db).where('n.id', '=', id).where('n.user_id', '=', userId).executeTakeFirst();
 }

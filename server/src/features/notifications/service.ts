@@ -69,7 +69,7 @@ export async function notifyUsers(
 }
 
 /**
- * Notifies every current member of a group except the person who acted (contract §10.1: nobody is
+ * Notifies every current member of a group except the person who acted (docs/api §10.1: nobody is
  * notified of their own action).
  */
 export async function notifyGroupMembers(
@@ -89,7 +89,7 @@ type NotificationAbility = (user: UserRow, notification: NotificationView) => bo
 
 /**
  * The notification `rawId` names, for an action `ability` allows; anything else is 404, like a
- * notification that does not exist (contract §1.8).
+ * notification that does not exist (docs/api §1.8).
  */
 export async function loadNotificationFor(
   db: Tx,

@@ -143,7 +143,7 @@ function excerpt(flat: string, ranges: Range[], matchStart: number): SearchSnipp
 }
 
 /**
- * The snippet of a result (contract §6.8): plain text of about 160 characters around the first
+ * The snippet of a result (docs/api §6.8): plain text of about 160 characters around the first
  * match in the text, else in the title, else the start of the text (or title). White space runs
  * become one space. `highlights` are `[start, end)` UTF-16 offsets into the snippet's text.
  */
@@ -161,7 +161,7 @@ export function buildSnippet(title: string | null, text: string | null, terms: H
   return excerpt(first ?? '', [], 0);
 }
 
-/** One result (contract §6.8): ids as plain strings, `""` when empty; `children` a count. */
+/** One result (docs/api §6.8): ids as plain strings, `""` when empty; `children` a count. */
 export function presentSearchMessage(row: SearchRow, score: number, terms: HighlightTerms): SearchMessage {
   return {
     id: row.id,

@@ -4,7 +4,7 @@ import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { readSearchRequest, searchMessages } from './service.js';
 
-/** Message search (contract §6.8, §10.7); a search reads only, so it is no activity of the caller. */
+/** Message search (docs/api §6.8, §10.7); a search reads only, so it is no activity of the caller. */
 export function searchRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'POST /api/messages/search', (request, _reply, user) =>
     searchMessages(ctx, user, readSearchRequest(Body.of(request.body))),

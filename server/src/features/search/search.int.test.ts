@@ -10,7 +10,7 @@ import type { GroupRow } from '../../db/rows.js';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-describe('POST /api/messages/search (contract §6.8)', () => {
+describe('POST /api/messages/search (docs/api §6.8)', () => {
   const h = useTestApp();
   let ana: BuiltUser;
   let ben: BuiltUser;
@@ -240,7 +240,7 @@ describe('POST /api/messages/search (contract §6.8)', () => {
     const reply = await create({ parent: root, data: { text: 'Un écureuil roux' } });
     await create({ parent: reply, data: { text: 'Il revient chaque matin' } });
     expect((await search({ group: family.id, search: 'ecureuil' })).body.totalItems).toBe(1);
-    // It has a reply, so it becomes a placeholder (contract §10.3) and leaves the index.
+    // It has a reply, so it becomes a placeholder (docs/api §10.3) and leaves the index.
     expect((await h.api.delete(`/messages/${reply}`, { key: ana.key })).status).toBe(204);
     const res = await search({ group: family.id, search: 'ecureuil' });
     expect(res.body).toMatchObject({ messages: [], totalItems: 0 });
@@ -293,7 +293,7 @@ describe('POST /api/messages/search (contract §6.8)', () => {
   });
 });
 
-describe("search by the author's current name (contract §10.7, §10.4)", () => {
+describe("search by the author's current name (docs/api §10.7, §10.4)", () => {
   const h = useTestApp();
   let mia: BuiltUser;
   let ana: BuiltUser;

@@ -20,7 +20,7 @@ export interface SearchRequest {
 }
 
 /**
- * The `group` of a search body (contract §6.8): an id string, an array whose first element is the
+ * The `group` of a search body (docs/api §6.8): an id string, an array whose first element is the
  * id (the 0.5.6 client sends `["<id>", null]`), or `{id}`. Absent, `null`, blank or an empty array
  * is `missing_field`; anything else that is not a UUID is `invalid_field`.
  */
@@ -50,7 +50,7 @@ export function readSearchRequest(body: Body): SearchRequest {
 }
 
 /**
- * POST /api/messages/search (contract §6.8, §10.7). The caller must be a member of the group (else
+ * POST /api/messages/search (docs/api §6.8, §10.7). The caller must be a member of the group (else
  * 404, so ids cannot be probed). Three queries whatever the number of hits: membership, the index,
  * the rows. A search without a usable term answers an empty list.
  */

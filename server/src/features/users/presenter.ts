@@ -12,12 +12,12 @@ export function presentAvatar(avatarId: string | null): FileRef | null {
   return avatarId === null ? null : { id: avatarId, entityType: 'file' };
 }
 
-/** Someone else's profile (contract §2.2): name and avatar only, never the login or settings. */
+/** Someone else's profile (docs/api §2.2): name and avatar only, never the login or settings. */
 export function presentUser(user: Pick<UserRow, 'id' | 'name' | 'avatar_id'>): UserRef {
   return { id: user.id, entityType: 'user' as const, name: user.name, avatar: presentAvatar(user.avatar_id) };
 }
 
-/** The caller's own user (contract §2.1). `data` holds only the keys that were ever set. */
+/** The caller's own user (docs/api §2.1). `data` holds only the keys that were ever set. */
 export function presentMe(user: UserRow, groups: { id: string; name: string }[]): Me {
   const data: Me['data'] = {};
   if (user.notification_emails !== null) data.notification_emails = user.notification_emails;

@@ -18,7 +18,7 @@ export function findUserByLogin(db: Q, login: string): Promise<UserRow | undefin
   return db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst();
 }
 
-/** The user's groups in the order they were joined, oldest first (contract §2.1). */
+/** The user's groups in the order they were joined, oldest first (docs/api §2.1). */
 export function listGroupsOfUser(db: Q, userId: string): Promise<{ id: string; name: string }[]> {
   return db
     .selectFrom('memberships')
@@ -31,7 +31,7 @@ export function listGroupsOfUser(db: Q, userId: string): Promise<{ id: string; n
 }
 
 /**
- * Whether `viewerId` may see `targetId`'s profile (contract §1.8): they share a group, the target
+ * Whether `viewerId` may see `targetId`'s profile (docs/api §1.8): they share a group, the target
  * wrote a message the viewer can read (so names stay for people who left), or the target caused one
  * of the viewer's notifications.
  */

@@ -4,7 +4,7 @@ import { notFound } from '../../lib/errors.js';
 import { presentMe, presentUser } from './presenter.js';
 import { findUserById, isUserVisibleTo, listGroupsOfUser } from './queries.js';
 
-/** The caller as the Me object (contract §2.1). */
+/** The caller as the Me object (docs/api §2.1). */
 export async function getMe(ctx: AppContext, user: UserRow) {
   return presentMe(user, await listGroupsOfUser(ctx.db.kysely, user.id));
 }

@@ -18,7 +18,7 @@ const NAME_EXTENSIONS: Readonly<Record<string, UploadKind>> = {
   tiff: 'image',
 };
 
-/** The fields of the server's file object (contract §2.6) that the composer uses. */
+/** The fields of the server's file object (docs/api §2.6) that the composer uses. */
 export interface RemoteFile {
   id: string;
   type: string;

@@ -6,14 +6,14 @@ import { showAlert } from '../../lib/notify';
 import ui from '../../styles/ui.module.css';
 
 /**
- * The group's invitation link, built from the base URL (contract §1.1), with a copy button. The
+ * The group's invitation link, built from the base URL (docs/api §1.1), with a copy button. The
  * group is read only when the panel opens, so the feed itself costs no extra call.
  */
 export function InvitePanel({ groupId }: { groupId: string }) {
   const { t } = useTranslation();
   const group = useGroup(groupId);
   if (group.data === undefined) return group.isError ? null : <Spinner />;
-  // The instance may hide invitation links (contract §2.3): then there is no key to show.
+  // The instance may hide invitation links (docs/api §2.3): then there is no key to show.
   if (group.data.secretKey === undefined) {
     return (
       <div className={ui.card} style={{ marginBottom: 16 }}>

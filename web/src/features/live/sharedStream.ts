@@ -22,7 +22,7 @@ export interface SharedStreamOptions extends Omit<StreamOptions, 'lastEventId' |
   name: string;
 }
 
-/** The event that tells every tab to reload what it shows (contract §11.4 `resync`). */
+/** The event that tells every tab to reload what it shows (docs/api §11.4 `resync`). */
 const RESYNC: StreamEvent = { id: null, event: 'resync', data: '{}' };
 
 /** The lock and channel name of a key: a short hash, so the secret itself is not spread around. */

@@ -1,5 +1,5 @@
 // Applies the live event stream to the query caches, so the feed, the open message and the
-// notification badge move without reloading (contract §11.4). The stream is shared by the tabs of
+// notification badge move without reloading (docs/api §11.4). The stream is shared by the tabs of
 // the browser (sharedStream.ts); each tab applies every event to its own caches.
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';

@@ -8,7 +8,7 @@ import styles from './LinkCard.module.css';
 const DESCRIPTION_MAX = 500; // product spec §9
 
 /**
- * The iframe address of the server-built embed code (contract §7.5). Only an https `src` is kept;
+ * The iframe address of the server-built embed code (docs/api §7.5). Only an https `src` is kept;
  * the iframe itself is ours, so nothing the server stored is inserted as HTML.
  */
 export function embedSource(code: string | null | undefined): string | null {

@@ -24,7 +24,7 @@ export function truncate(text: string, max: number): string {
   return chars.slice(0, Math.max(0, max)).join('').trimEnd() + '…';
 }
 
-// The API's link rule (contract §1.10): http(s):// up to whitespace or a square bracket.
+// The API's link rule (docs/api §1.10): http(s):// up to whitespace or a square bracket.
 const URL_RUN = /https?:\/\/[^\s[\]]+/g;
 // Needs something after the scheme, or it is just the word "https://".
 const HAS_HOST = /^https?:\/\/./;

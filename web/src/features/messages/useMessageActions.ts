@@ -23,7 +23,7 @@ export function useMessageActions() {
       if (message.group) void client.invalidateQueries({ queryKey: keys.feed(message.group.id) });
       if (message.parent) {
         // The parent's children say what became of the reply: gone, or a placeholder that keeps
-        // its own replies (contract §10.3). Only a placeholder is fetched again.
+        // its own replies (docs/api §10.3). Only a placeholder is fetched again.
         await client.invalidateQueries({ queryKey: keys.message(message.parent.id) });
         const parent = client.getQueryData<Message>(keys.message(message.parent.id));
         if (parent?.children.some((child) => child.id === message.id)) {

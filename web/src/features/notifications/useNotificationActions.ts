@@ -31,7 +31,7 @@ export function useNotificationActions() {
 
   const markAllRead = useCallback(() => {
     update((list) => list.map((n) => ({ ...n, read: true })));
-    // `before` keeps a notification that arrives meanwhile unread (contract §11.2).
+    // `before` keeps a notification that arrives meanwhile unread (docs/api §11.2).
     call('POST /api/me/notifications/read-all', { body: { before: Math.floor(Date.now() / 1000) } }).catch(onError);
   }, [update, onError]);
 
