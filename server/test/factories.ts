@@ -2,9 +2,8 @@ import type { AppContext } from '../src/context.js';
 import { transaction } from '../src/db/transaction.js';
 import { newApiKey } from '../src/features/auth/api-keys.js';
 import { insertUser } from '../src/features/auth/service.js';
-import type { GroupRow } from '../src/db/rows.js';
+import type { GroupRow, UserRow } from '../src/db/rows.js';
 import { addMember, insertGroup } from '../src/features/groups/service.js';
-import type { UserRow } from '../src/db/rows.js';
 import { hashPassword } from '../src/lib/passwords.js';
 
 /** The password every factory user has unless a test gives another. */

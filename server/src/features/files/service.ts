@@ -9,10 +9,9 @@ import { ApiError, featureDisabled } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { uploadAvailable } from '../../media/tools.js';
 import { Throttle } from '../../lib/throttles.js';
-import type { UserRow } from '../../db/rows.js';
+import type { FileRow, UserRow } from '../../db/rows.js';
 import { isShowable, MAX_IMAGE_RATIO } from './images.js';
 import { presentFile, type FileObject } from './presenter.js';
-import type { FileRow } from '../../db/rows.js';
 import { insertFile } from './queries.js';
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */

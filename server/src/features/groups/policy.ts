@@ -1,5 +1,4 @@
-import type { UserRow } from '../../db/rows.js';
-import type { Membership } from '../../db/rows.js';
+import type { Membership, UserRow } from '../../db/rows.js';
 
 // What a caller may do with a group (docs/api §1.8, §5). A group exists, for a caller, only while
 // they are in its member list: anything else answers 404, so group ids cannot be probed. Every

@@ -1,8 +1,6 @@
 import type { MessageAbilities } from '@kith/common';
 import { canSeeGroup } from '../groups/policy.js';
-import type { Membership } from '../../db/rows.js';
-import type { UserRow } from '../../db/rows.js';
-import type { MessageRow } from '../../db/rows.js';
+import type { Membership, MessageRow, UserRow } from '../../db/rows.js';
 
 // What a caller may do with a message (docs/api §1.8, §6). The facts (the message row, the caller's
 // membership of its group) are loaded by the service and passed in, so these rules stay pure. The

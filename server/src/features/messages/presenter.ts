@@ -2,10 +2,9 @@ import type { FeedItem, FileObject, Message, MessagePreview } from '@kith/common
 import { toSeconds } from '../../lib/clock.js';
 import { presentGroupRef } from '../groups/presenter.js';
 import { presentUser } from '../users/presenter.js';
-import type { UserRow } from '../../db/rows.js';
+import type { MessageRow, UserRow } from '../../db/rows.js';
 import { messageAbilities } from './policy.js';
 import { lineageOf, type MessageView } from './queries.js';
-import type { MessageRow } from '../../db/rows.js';
 
 /** `data` with only the keys that were set; `{}` on a placeholder (docs/api §2.4). */
 export function presentData(m: Pick<MessageRow, 'title' | 'text' | 'no_embed' | 'is_deleted'>): Message['data'] {

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { FileObject } from '@kith/common';
 import type { Database } from '../../db/schema.js';
-import type { MessageRow } from '../../db/rows.js';
-import type { Membership } from '../../db/rows.js';
+import type { Membership, MessageRow } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';

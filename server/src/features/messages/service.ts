@@ -8,7 +8,7 @@ import { currentAuthorName } from '../../search/reindex.js';
 import { canPostInGroup } from '../groups/policy.js';
 import { findMembership } from '../memberships/queries.js';
 import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
-import type { UserRow } from '../../db/rows.js';
+import type { MessageRow, UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { canDeleteMessage, canEditMessage, canPublishMessage, canReadMessage, canReplyTo } from './policy.js';
 import { presentMessage, presentPreview } from './presenter.js';
@@ -34,7 +34,6 @@ import {
   touchMessages,
   updateMessageRow,
 } from './queries.js';
-import type { MessageRow } from '../../db/rows.js';
 import type { FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
 import { findFiles } from '../files/queries.js';
