@@ -14,10 +14,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 import type {} from '@fastify/swagger';
 import { Type, type Static, type TSchema } from 'typebox';
 import type { UserRow } from '../db/rows.js';
+import { unauthenticated } from './caller.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** What the route's endpoint declares; enforced by the authentication hook (http/auth.ts). */
+    /** What the route's endpoint declares (enforced by route() below). */
     auth?: EndpointAuth;
     /** A POST that only reads (search): it does not count as the caller's activity (docs/api §1.11). */
     readOnly?: boolean;
@@ -108,6 +109,7 @@ export function route<K extends EndpointKey>(
 ): void {
   const endpoint: Endpoint = endpoints[key];
   const { method, path } = endpointRoute(key);
+  const needsKey = endpoint.auth === 'key';
   const underApi = path.startsWith('/api/');
   if (underApi !== app.prefix.endsWith('/api')) {
     throw new Error(`${key} must be registered on ${underApi ? 'the API scope' : 'the base path scope'}`);
@@ -120,7 +122,14 @@ export function route<K extends EndpointKey>(
     ...(options.head !== undefined ? { exposeHeadRoute: false } : {}),
     schema: describeEndpoint(key.slice(method.length + 1), endpoint),
     config: { auth: endpoint.auth, ...(endpoint.readOnly === true ? { readOnly: true } : {}) },
-    // The authentication hook has already refused a keyed route without a caller.
-    handler: (request, reply) => handler(request, reply, request.user as Caller<K>),
+    // What the endpoint declares is enforced here, for every route, after the body was parsed (a
+    // malformed body still answers 400 first). A check in the handler costs nothing for the routes
+    // that need none, where a hook would run, and read `routeOptions`, on every request.
+    handler: needsKey
+      ? (request, reply) => {
+          if (request.user === null) throw unauthenticated(request);
+          return handler(request, reply, request.user);
+        }
+      : (request, reply) => handler(request, reply, request.user as Caller<K>),
   });
 }

@@ -1,20 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+// The request's `user` and `authProblem` fields.
+import type {} from '../../http/caller.js';
 import type { AppContext } from '../../context.js';
-import { ApiError } from '../../lib/errors.js';
 import { apiKeyHash } from './api-keys.js';
 import { refreshMediaCookie } from './media-cookie.js';
 import { recordActivity } from './queries.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
-import type { UserRow } from '../../db/rows.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The caller, when a valid `X-AUTH-TOKEN` was sent. */
-    user: UserRow | null;
-    /** Why there is no caller: no header, or a header that is not a live key. */
-    authProblem: 'missing' | 'invalid';
-  }
-}
 
 // Keys are 43 characters (ours) or 36 (imported Zusam UUIDs); anything far longer is not a key.
 const MAX_KEY_LENGTH = 256;
@@ -22,8 +13,8 @@ const MAX_KEY_LENGTH = 256;
 /**
  * Resolves the API key of every API request (docs/api §1.2). Only the `X-AUTH-TOKEN` header is read:
  * no query parameter, no bearer header, no cookie. What a route declares (`auth` in the endpoint
- * table, common/src/api/endpoints.ts) is enforced here, once for every route: a keyed route without
- * a caller answers 401 before its handler runs; open routes ignore a stale key.
+ * table, common/src/api/endpoints.ts) is enforced by http/route.ts for every route: a keyed route
+ * without a caller answers 401 before its handler runs; open routes ignore a stale key.
  */
 export function registerAuthentication(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null);
@@ -38,11 +29,6 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     const user = key.length <= MAX_KEY_LENGTH ? await findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)) : undefined;
     if (user === undefined) request.authProblem = 'invalid';
     else request.user = user;
-  });
-
-  // After the body is parsed, as the handlers' own checks were: a malformed body still answers 400.
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.auth === 'key' && request.user === null) throw unauthenticated(request);
   });
 
   // On every successful answer to a header-authenticated request: the media cookie (docs/api §1.9),
@@ -60,15 +46,4 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
     return payload;
   });
-}
-
-/**
- * The 401 of a request without a caller: `invalid_api_key` for a key that is not live, else
- * `auth_required`. Thrown by the hook above, and by the access rules of `grant` routes when neither
- * a key nor a grant lets the request in.
- */
-export function unauthenticated(request: FastifyRequest): ApiError {
-  if (request.authProblem === 'invalid')
-    return new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
-  return new ApiError(401, 'auth_required', 'You need to log in');
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
-import { unauthenticated } from '../auth/authenticate.js';
+import { unauthenticated } from '../../http/caller.js';
 import { ApiError, notFound } from '../../lib/errors.js';
 import { parseId } from '../../lib/ids.js';
 import { userFromMediaCookie } from '../auth/media-cookie.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { unauthenticated } from '../auth/authenticate.js';
+import { unauthenticated } from '../../http/caller.js';
 import { route } from '../../http/route.js';
 import { grantedMessages, isUrlGranted } from '../grants/public-grants.js';
 import { hasPublicCookie } from '../../http/cookies.js';

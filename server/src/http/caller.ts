@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+import type { UserRow } from '../db/rows.js';
+import { ApiError } from '../lib/errors.js';
+
+// Who is calling, as features/auth/authenticate.ts finds it from the X-AUTH-TOKEN header of every
+// request (docs/api §1.2), and the 401 of a request without a caller.
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, when a valid `X-AUTH-TOKEN` was sent. */
+    user: UserRow | null;
+    /** Why there is no caller: no header, or a header that is not a live key. */
+    authProblem: 'missing' | 'invalid';
+  }
+}
+
+/**
+ * The 401 of a request without a caller: `invalid_api_key` for a key that is not live, else
+ * `auth_required`. Thrown for every route that declares `key` (http/route.ts), and by the access
+ * rules of `grant` routes when neither a key nor a grant lets the request in.
+ */
+export function unauthenticated(request: FastifyRequest): ApiError {
+  if (request.authProblem === 'invalid')
+    return new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
+  return new ApiError(401, 'auth_required', 'You need to log in');
+}
