@@ -116,12 +116,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const registered: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registered);
   app.addHook('onRoute', (route) => {
+    const underApi = route.url.startsWith(`${apiPrefix}/`);
     for (const method of [route.method].flat()) {
       registered.push({ method, url: route.url, auth: route.config?.auth });
-    }
-    if (!route.url.startsWith(`${apiPrefix}/`)) return;
-    for (const method of [route.method].flat()) {
-      if (!apiPaths.hasRoute(method as HTTPMethod, route.url))
+      if (underApi && !apiPaths.hasRoute(method as HTTPMethod, route.url))
         apiPaths.on(method as HTTPMethod, route.url, () => undefined);
     }
   });
