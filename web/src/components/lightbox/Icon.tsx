@@ -30,3 +30,25 @@ export function Icon({ path }: { path: string }): JSX.Element {
     </svg>
   );
 }
+
+/** A lightbox button showing only an icon: `label` is its accessible name and its tooltip. */
+export function IconButton(props: {
+  label: string;
+  icon: string;
+  onClick: () => void;
+  disabled?: boolean;
+  className?: string;
+}): JSX.Element {
+  return (
+    <button
+      type="button"
+      className={props.className ?? styles.button}
+      aria-label={props.label}
+      title={props.label}
+      disabled={props.disabled}
+      onClick={props.onClick}
+    >
+      <Icon path={props.icon} />
+    </button>
+  );
+}

@@ -1,6 +1,6 @@
 import type { JSX } from 'react';
 import { useTranslation } from '../../lib/i18n';
-import { ICONS, Icon } from './Icon.tsx';
+import { ICONS, IconButton } from './Icon.tsx';
 import styles from './Lightbox.module.css';
 
 export interface LightboxNavProps {
@@ -15,26 +15,20 @@ export function LightboxNav(props: LightboxNavProps): JSX.Element {
   const { t } = useTranslation();
   return (
     <>
-      <button
-        type="button"
+      <IconButton
         className={`${styles.button} ${styles.nav} ${styles.previous}`}
-        aria-label={t('lightbox.previous')}
-        title={t('lightbox.previous')}
+        label={t('lightbox.previous')}
+        icon={ICONS.previous}
         disabled={!props.hasPrevious}
         onClick={props.onPrevious}
-      >
-        <Icon path={ICONS.previous} />
-      </button>
-      <button
-        type="button"
+      />
+      <IconButton
         className={`${styles.button} ${styles.nav} ${styles.next}`}
-        aria-label={t('lightbox.next')}
-        title={t('lightbox.next')}
+        label={t('lightbox.next')}
+        icon={ICONS.next}
         disabled={!props.hasNext}
         onClick={props.onNext}
-      >
-        <Icon path={ICONS.next} />
-      </button>
+      />
     </>
   );
 }

@@ -1,6 +1,6 @@
 import type { JSX } from 'react';
 import { useTranslation } from '../../lib/i18n';
-import { ICONS, Icon } from './Icon.tsx';
+import { ICONS, IconButton } from './Icon.tsx';
 import styles from './Lightbox.module.css';
 
 export interface LightboxToolbarProps {
@@ -24,35 +24,19 @@ export function LightboxToolbar(props: LightboxToolbarProps): JSX.Element {
         {t('lightbox.counter', { current: Math.min(index + 1, total), total })}
       </p>
       <div className={styles.actions}>
-        <button
-          type="button"
-          className={styles.button}
-          aria-label={t('lightbox.zoom_out')}
-          title={t('lightbox.zoom_out')}
+        <IconButton
+          label={t('lightbox.zoom_out')}
+          icon={ICONS.zoomOut}
           disabled={!props.canZoomOut}
           onClick={props.onZoomOut}
-        >
-          <Icon path={ICONS.zoomOut} />
-        </button>
-        <button
-          type="button"
-          className={styles.button}
-          aria-label={t('lightbox.zoom_in')}
-          title={t('lightbox.zoom_in')}
+        />
+        <IconButton
+          label={t('lightbox.zoom_in')}
+          icon={ICONS.zoomIn}
           disabled={!props.canZoomIn}
           onClick={props.onZoomIn}
-        >
-          <Icon path={ICONS.zoomIn} />
-        </button>
-        <button
-          type="button"
-          className={styles.button}
-          aria-label={t('lightbox.close')}
-          title={t('lightbox.close')}
-          onClick={props.onClose}
-        >
-          <Icon path={ICONS.close} />
-        </button>
+        />
+        <IconButton label={t('lightbox.close')} icon={ICONS.close} onClick={props.onClose} />
       </div>
     </div>
   );
