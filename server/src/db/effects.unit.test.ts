@@ -7,6 +7,7 @@ import { MemoryEventBus } from '../events/memory-event-bus.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { Database } from './schema.js';
 import { transaction, type Effects, type Tx } from './transaction.js';
+import { signal } from '../../test/signal.js';
 
 // The after-commit effects of `transaction()` (effects.ts) on a real SQLite file, through the
 // app's own group commit (write-batch.ts). A fake queue writes its "job rows" into a test table.
@@ -67,21 +68,15 @@ describe('effects after commit', () => {
 
   /** A transaction that holds the writer until `release()`, so the ones started meanwhile share a batch. */
   async function blocker() {
-    let release = (): void => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started = (): void => undefined;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const gate = signal();
+    const running = signal();
     const done = transaction(ctx, async (tx, effects) => {
       await unit('first')(tx, effects);
-      started();
-      await gate;
+      running.resolve();
+      await gate.promise;
     });
-    await running;
-    return { release, done };
+    await running.promise;
+    return { release: gate.resolve, done };
   }
 
   it('publishes in the order asked, once the writes are visible to other connections', async () => {

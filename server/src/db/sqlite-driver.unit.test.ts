@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
 import type { Db } from './database.js';
+import { signal } from '../../test/signal.js';
 
 // The read/write SQLite driver (sqlite-driver.ts) on a real file, through the app's `Db`.
 describe('SQLite reader and writer connections', () => {
@@ -21,20 +22,14 @@ describe('SQLite reader and writer connections', () => {
 
   /** A transaction that wrote `name` and stays open until `release()`. */
   function openTransaction(name: string) {
-    let release = (): void => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let wrote = (): void => undefined;
-    const written = new Promise<void>((resolve) => {
-      wrote = resolve;
-    });
+    const gate = signal();
+    const written = signal();
     const done = db.kysely.transaction().execute(async (tx) => {
       await sql`insert into items (name) values (${name})`.execute(tx);
-      wrote();
-      await gate;
+      written.resolve();
+      await gate.promise;
     });
-    return { release, written, done };
+    return { release: gate.resolve, written: written.promise, done };
   }
 
   it('answers a SELECT while a transaction is open, with the last committed state', async () => {

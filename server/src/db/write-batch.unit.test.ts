@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
 import type { Db } from './database.js';
 import { MAX_BATCH, SqliteWriteBatcher } from './write-batch.js';
+import { signal } from '../../test/signal.js';
 
 // Group commit on a real SQLite file (write-batch.ts), through the app's own `Db.transaction`.
 describe('SQLite group commit', () => {
@@ -27,22 +28,16 @@ describe('SQLite group commit', () => {
 
   /** A transaction that has started and holds the writer until `release()`, so others queue behind it. */
   async function blocker() {
-    let release = (): void => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started = (): void => undefined;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const gate = signal();
+    const running = signal();
     const done = db.transaction(async (tx) => {
       await insert('first')(tx);
-      started();
-      await gate;
+      running.resolve();
+      await gate.promise;
       return 'first';
     });
-    await running;
-    return { release, done };
+    await running.promise;
+    return { release: gate.resolve, done };
   }
 
   it('runs transactions that arrive meanwhile together, in one commit, each with its own answer', async () => {
@@ -116,12 +111,9 @@ describe('SQLite group commit', () => {
 
   it('waits for a pause before a batch, with no write transaction open, and reads go on meanwhile', async () => {
     await db.transaction(insert('before'));
-    let release = (): void => undefined;
-    const paused = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const pause = signal();
     let pauses = 0;
-    let pending: Promise<void> | null = paused;
+    let pending: Promise<void> | null = pause.promise;
     const batcher = new SqliteWriteBatcher(db.kysely, () => {
       pauses += 1;
       const current = pending;
@@ -140,7 +132,7 @@ describe('SQLite group commit', () => {
     other.pragma('busy_timeout = 0');
     other.prepare(`insert into items (name) values ('other')`).run();
     other.close();
-    release();
+    pause.resolve();
     await write;
     expect(await names()).toEqual(['before', 'during', 'other']);
     expect(pauses).toBeGreaterThanOrEqual(1);
