@@ -39,6 +39,8 @@ function GroupFeed() {
 const RandomMessage = lazy(() => import('./routes/RandomMessage'));
 const WriteMessage = lazy(() => import('./routes/WriteMessage'));
 const MessagePage = lazy(() => import('./routes/MessagePage'));
+const GroupSettings = lazy(() => import('./routes/GroupSettings'));
+const Search = lazy(() => import('./routes/Search'));
 
 function Screens() {
   const location = useLocation();
@@ -62,6 +64,8 @@ function Screens() {
             <Route path="/groups/:id" element={<GroupFeed />} />
             <Route path="/groups/:id/random" element={<RandomMessage />} />
             <Route path="/groups/:id/write" element={<WriteMessage />} />
+            <Route path="/groups/:id/settings" element={<GroupSettings />} />
+            <Route path="/groups/:id/search" element={<Search />} />
             <Route path="/messages/:id" element={<MessagePage />} />
             <Route path="/messages/:id/:childId" element={<MessagePage />} />
           </Route>

@@ -48,6 +48,9 @@ export default function GroupFeed() {
           >
             {t('group.invite')}
           </button>
+          <Link className={ui.buttonSecondary} to={`/groups/${id}/settings`}>
+            {t('group_settings.link')}
+          </Link>
           {loaded > 0 && (
             <Link className={ui.buttonSecondary} to={`/groups/${id}/random`}>
               {t('group.random')}

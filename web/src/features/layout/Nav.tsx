@@ -6,6 +6,7 @@ import { Dropdown } from '../../components/Dropdown';
 import dropdown from '../../components/Dropdown.module.css';
 import { useTranslation } from '../../lib/i18n';
 import { NotificationsMenu } from '../notifications/NotificationsMenu';
+import { SearchBox } from '../search/SearchBox';
 import styles from './Nav.module.css';
 import { useRouteState } from './useRouteState';
 
@@ -58,6 +59,7 @@ export function Nav({ me }: { me: Me }) {
           Kith
         </Link>
         <div className={styles.right}>
+          {currentId !== null && <SearchBox groupId={currentId} />}
           <NotificationsMenu />
           <Dropdown
             align="right"

@@ -6,6 +6,7 @@ import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
 import type { FeedItem, FileObject, LiveEvent, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
+import { renameGroupInCaches } from '../groups/renameInCaches';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
@@ -51,6 +52,14 @@ function apply(client: QueryClient, event: StreamEvent): void {
         list === undefined ? list : [notification, ...list.filter((n) => n.id !== notification.id)],
       );
       // The card of the thread gets its "something new" mark from the notification list.
+      const group = notification.fromGroup;
+      if (group === null) break;
+      // Another member renamed a group: the navigation and open screens show the new name at once.
+      if (notification.type === 'group_name_change')
+        renameGroupInCaches(client, group.id, notification.data.newGroupName ?? group.name);
+      // Someone joined or left: the member list of the group settings is out of date.
+      else if (notification.type === 'user_joined_group' || notification.type === 'user_left_group')
+        void client.invalidateQueries({ queryKey: keys.group(group.id) });
       break;
     }
     case 'message': {

@@ -100,7 +100,7 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
           }}
         />
       ) : (
-        <MessageContent message={message} />
+        <MessageContent message={message} groupId={message.group?.id} />
       )}
     </div>
   );

@@ -1,0 +1,21 @@
+import { useQuery } from '@tanstack/react-query';
+import { call } from '../../lib/api';
+import type { SearchQuery } from './query';
+
+/**
+ * The search of a group (docs/api §6.8). Asked again each time the page opens: results change with
+ * every message (the server never caches them either), and the words travel joined by "+".
+ */
+export function useSearch(groupId: string, query: SearchQuery) {
+  const search = query.words.join('+');
+  const hashtags = query.hashtags.join('+');
+  const enabled = search !== '' || hashtags !== '';
+  const result = useQuery({
+    queryKey: ['search', groupId, search, hashtags],
+    queryFn: ({ signal }) => call('POST /api/messages/search', { body: { group: groupId, search, hashtags }, signal }),
+    enabled,
+    staleTime: 0,
+    gcTime: 60_000,
+  });
+  return { ...result, enabled };
+}
