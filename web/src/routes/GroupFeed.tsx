@@ -1,16 +1,18 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useFeed, useMe, useNotifications } from '../api/queries';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { MessageCard } from '../features/feed/MessageCard';
-import { InvitePanel } from '../features/groups/InvitePanel';
 import { shouldFetchMore } from '../features/feed/paging';
 import { useRevealedCount } from '../features/feed/useRevealedCount';
 import { useTranslation } from '../lib/i18n';
 import { isMessageNew } from '../features/notifications/newness';
 import ui from '../styles/ui.module.css';
 import styles from './GroupFeed.module.css';
+
+// Opened by a click, so its code (shared with the group settings) stays out of the first screen.
+const InvitePanel = lazy(() => import('../features/groups/InvitePanel').then((m) => ({ default: m.InvitePanel })));
 
 /** /groups/{id}: the feed, revealed as the reader scrolls (product spec §4), and the write button. */
 export default function GroupFeed() {
@@ -49,7 +51,7 @@ export default function GroupFeed() {
             {t('group.invite')}
           </button>
           <Link className={ui.buttonSecondary} to={`/groups/${id}/settings`}>
-            {t('group_settings.link')}
+            {t('group_settings.title')}
           </Link>
           {loaded > 0 && (
             <Link className={ui.buttonSecondary} to={`/groups/${id}/random`}>
@@ -58,7 +60,11 @@ export default function GroupFeed() {
           )}
         </div>
       </header>
-      {inviteOpen && <InvitePanel groupId={id} />}
+      {inviteOpen && (
+        <Suspense fallback={<Spinner />}>
+          <InvitePanel groupId={id} />
+        </Suspense>
+      )}
       {feed.isPending ? (
         <Spinner />
       ) : loaded === 0 ? (

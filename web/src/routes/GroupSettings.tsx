@@ -15,11 +15,11 @@ import { showAlert } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 import styles from './GroupSettings.module.css';
 
-/** The rename form: 1–128 characters once trimmed (product spec §5). */
-function RenameForm({ group }: { group: Group }) {
+/** The rename form: 1–128 characters once trimmed, no < or > (product spec §5, docs/api §1.7). */
+function RenameForm({ group, labelId }: { group: Group; labelId: string }) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const inputId = useId();
+  const errorId = useId();
   // null: show the group's current name (which may change live while nothing is typed).
   const [draft, setDraft] = useState<string | null>(null);
   const [invalid, setInvalid] = useState(false);
@@ -29,7 +29,7 @@ function RenameForm({ group }: { group: Group }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const name = value.trim();
-    const ok = name.length >= LIMITS.nameMin && name.length <= LIMITS.name;
+    const ok = name.length >= LIMITS.nameMin && name.length <= LIMITS.name && !/[<>]/.test(name);
     setInvalid(!ok);
     if (!ok) return;
     void run(async () => {
@@ -43,19 +43,16 @@ function RenameForm({ group }: { group: Group }) {
 
   return (
     <form className={ui.form} onSubmit={submit} noValidate>
-      <label className={ui.label} htmlFor={inputId}>
-        {t('group_settings.name')}
-      </label>
       <div className={ui.row}>
         <input
-          id={inputId}
+          aria-labelledby={labelId}
           className={`${ui.input} ${styles.grow}`}
           name="name"
           required
           maxLength={LIMITS.name}
           value={value}
           aria-invalid={invalid}
-          aria-describedby={invalid ? `${inputId}-error` : undefined}
+          aria-describedby={invalid ? errorId : undefined}
           onChange={(event) => {
             setDraft(event.target.value);
             setInvalid(false);
@@ -66,8 +63,8 @@ function RenameForm({ group }: { group: Group }) {
         </button>
       </div>
       {invalid && (
-        <p id={`${inputId}-error`} className={`${ui.error} ${styles.fieldError}`} role="alert">
-          {t('group_settings.invalid_name', { max: LIMITS.name })}
+        <p id={errorId} className={`${ui.error} ${styles.fieldError}`} role="alert">
+          {t('errors.invalid_name')}
         </p>
       )}
     </form>
@@ -116,12 +113,9 @@ function LeaveSection({ group, me }: { group: Group; me: Me }) {
   };
 
   return (
-    <>
-      <p className={ui.muted}>{t(isLast ? 'group_settings.leave_last_explanation' : 'group_settings.leave_explanation')}</p>
-      <button type="button" className={ui.buttonDanger} onClick={leave} disabled={pending}>
-        {t('group_settings.leave')}
-      </button>
-    </>
+    <button type="button" className={ui.buttonDanger} onClick={leave} disabled={pending}>
+      {t('group_settings.leave')}
+    </button>
   );
 }
 
@@ -140,26 +134,26 @@ export default function GroupSettings() {
   return (
     <div className={ui.page}>
       <p className={styles.back}>
-        <Link to={`/groups/${id}`}>{t('group_settings.back', { name: group.data.name })}</Link>
+        <Link to={`/groups/${id}`}>← {t('feed.back_to_group')}</Link>
       </p>
       <h1 className={ui.title}>{t('group_settings.title')}</h1>
       <section className={`${ui.card} ${styles.section}`} aria-labelledby="group-name">
         <h2 id="group-name" className={styles.heading}>
-          {t('group_settings.name_title')}
+          {t('create_group.name')}
         </h2>
-        <RenameForm group={group.data} />
+        <RenameForm group={group.data} labelId="group-name" />
       </section>
       {showInvitation && (
         <section className={styles.section} aria-labelledby="group-invitation">
           <h2 id="group-invitation" className={`${styles.heading} ${styles.outside}`}>
-            {t('group_settings.invitation_title')}
+            {t('group.invite_link')}
           </h2>
           <InvitePanel groupId={id} allowReset />
         </section>
       )}
       <section className={`${ui.card} ${styles.section}`} aria-labelledby="group-members">
         <h2 id="group-members" className={styles.heading}>
-          {t('group_settings.members_title', { count: group.data.users.length })}
+          {t('group_settings.members', { count: group.data.users.length })}
         </h2>
         <ul className={styles.members}>
           {group.data.users.map((user) => (
@@ -173,12 +167,9 @@ export default function GroupSettings() {
           ))}
         </ul>
       </section>
-      <section className={`${ui.card} ${styles.section}`} aria-labelledby="group-leave">
-        <h2 id="group-leave" className={styles.heading}>
-          {t('group_settings.leave_title')}
-        </h2>
+      <div className={`${ui.card} ${styles.section}`}>
         <LeaveSection group={group.data} me={me} />
-      </section>
+      </div>
     </div>
   );
 }

@@ -37,7 +37,7 @@ export default function Search() {
   const backUrl = `/groups/${id}/search?${params.toString()}`;
   return (
     <div className={ui.page}>
-      <h1 className={ui.title}>{groupName ? t('search.title_in', { group: groupName }) : t('search.title')}</h1>
+      <h1 className={ui.title}>{groupName ? t('search.title', { group: groupName }) : t('search.submit')}</h1>
       <form role="search" className={styles.form} onSubmit={submit}>
         <label className={styles.label} htmlFor={inputId}>
           {t('search.field')}
@@ -57,9 +57,7 @@ export default function Search() {
           </button>
         </div>
       </form>
-      {!search.enabled ? (
-        <p className={ui.muted}>{t('search.hint')}</p>
-      ) : search.isError ? (
+      {!search.enabled ? null : search.isError ? (
         <LoadError error={search.error} onRetry={() => void search.refetch()} />
       ) : search.data === undefined ? (
         <Spinner />

@@ -89,12 +89,9 @@ export function InvitePanel({ groupId, allowReset = false }: { groupId: string; 
         {copyState === 'manual' && t('group.copy_by_hand')}
       </p>
       {allowReset && (
-        <div className={styles.reset}>
-          <p className={ui.muted}>{t('group_settings.reset_explanation')}</p>
-          <button type="button" className={ui.buttonSecondary} onClick={resetLink} disabled={reset.pending}>
-            {t('group_settings.reset')}
-          </button>
-        </div>
+        <button type="button" className={ui.buttonSecondary} onClick={resetLink} disabled={reset.pending}>
+          {t('group_settings.reset')}
+        </button>
       )}
     </div>
   );

@@ -6,7 +6,6 @@ import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
 import type { FeedItem, FileObject, LiveEvent, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
-import { renameGroupInCaches } from '../groups/renameInCaches';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
@@ -53,13 +52,15 @@ function apply(client: QueryClient, event: StreamEvent): void {
       );
       // The card of the thread gets its "something new" mark from the notification list.
       const group = notification.fromGroup;
-      if (group === null) break;
-      // Another member renamed a group: the navigation and open screens show the new name at once.
-      if (notification.type === 'group_name_change')
-        renameGroupInCaches(client, group.id, notification.data.newGroupName ?? group.name);
-      // Someone joined or left: the member list of the group settings is out of date.
-      else if (notification.type === 'user_joined_group' || notification.type === 'user_left_group')
-        void client.invalidateQueries({ queryKey: keys.group(group.id) });
+      if (group === null || notification.type === 'new_message' || notification.type === 'new_comment') break;
+      // Another member renamed, joined or left a group: its member list and name are read again,
+      // and after a rename the user's group list (the navigation) and open messages (breadcrumbs)
+      // too. Rare events, so a re-read costs less code than rewriting each cache.
+      void client.invalidateQueries({ queryKey: keys.group(group.id) });
+      if (notification.type === 'group_name_change') {
+        void client.invalidateQueries({ queryKey: keys.me });
+        void client.invalidateQueries({ queryKey: keys.messages });
+      }
       break;
     }
     case 'message': {

@@ -1,68 +1,49 @@
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useTranslation } from '../../lib/i18n';
-import { searchPath } from './query';
 import styles from './SearchBox.module.css';
 
-const icon = (
-  <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2.4">
-    <circle cx="10.5" cy="10.5" r="6.5" />
-    <path d="m15.5 15.5 5 5" strokeLinecap="round" />
-  </svg>
-);
-
 /**
- * The navigation's search of the current group (product spec §2). On a phone the field hides
- * behind an icon button and opens as a bar under the navigation.
+ * The navigation's search of the current group (product spec §2). On a phone only the search
+ * button shows; pressed with nothing typed it focuses the field, which opens as a bar under the
+ * navigation while it has the focus (CSS only: no open state to carry in the first screen).
  */
 export function SearchBox({ groupId }: { groupId: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const id = useId();
   const [text, setText] = useState('');
-  const [open, setOpen] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
-  // Opening the phone's bar puts the cursor in it (the field is hidden until then).
-  useEffect(() => {
-    if (open) input.current?.focus();
-  }, [open]);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const path = searchPath(groupId, text);
-    if (path === null) return;
-    setOpen(false);
-    setText('');
-    void navigate(path);
+    const field = event.currentTarget.elements.namedItem('q') as HTMLInputElement;
+    if (text.trim() === '') return field.focus();
+    // The query rule loads on the first search, keeping it out of the first screen.
+    void import('./query').then(({ searchPath }) => {
+      const path = searchPath(groupId, text);
+      if (path === null) return;
+      setText('');
+      field.blur();
+      void navigate(path);
+    });
   };
 
   return (
-    <>
-      <button
-        type="button"
-        className={styles.toggle}
-        aria-expanded={open}
-        aria-controls={id}
-        aria-label={t('search.open')}
-        onClick={() => setOpen(!open)}
-      >
-        {icon}
+    <form role="search" className={styles.form} onSubmit={submit}>
+      <input
+        name="q"
+        type="search"
+        className={styles.input}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        aria-label={t('search.field')}
+        placeholder={t('search.submit')}
+      />
+      <button type="submit" className={styles.submit} aria-label={t('search.submit')}>
+        <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2.4">
+          <circle cx="10.5" cy="10.5" r="6.5" />
+          <path d="m15.5 15.5 5 5" strokeLinecap="round" />
+        </svg>
       </button>
-      <form id={id} role="search" className={open ? `${styles.form} ${styles.open}` : styles.form} onSubmit={submit}>
-        <input
-          ref={input}
-          type="search"
-          className={styles.input}
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          onKeyDown={(event) => event.key === 'Escape' && setOpen(false)}
-          aria-label={t('search.field')}
-          placeholder={t('search.placeholder_short')}
-        />
-        <button type="submit" className={styles.submit} aria-label={t('search.submit')}>
-          {icon}
-        </button>
-      </form>
-    </>
+    </form>
   );
 }
