@@ -4,8 +4,9 @@ import { type FeedData, keys } from '../../api/queries';
 
 /**
  * Puts a group's new name everywhere it is cached (the user's group list, the group, its feed's
- * cards and open messages), so the navigation and the screens show it at once: after a rename
- * made here, and when the live stream reports another member's (group_name_change).
+ * cards and open messages), so the navigation and the screens show it at once after a rename made
+ * here. Another member's rename (group_name_change, live) re-reads them instead: that code is in
+ * the first screen, this is not.
  */
 export function renameGroupInCaches(client: QueryClient, groupId: string, name: string): void {
   const rename = <T extends { id: string; name: string }>(group: T): T =>

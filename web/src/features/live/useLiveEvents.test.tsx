@@ -3,6 +3,9 @@ import { act, cleanup, render } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeEventServer } from '../../lib/events.fixtures';
 import { clearSession, setApiKey } from '../../lib/session';
+import type { Notification } from '@kith/common';
+import { keys } from '../../api/queries';
+import { me } from '../../test/fixtures';
 import { RELEASE_AFTER_MS, useLiveEvents } from './useLiveEvents';
 
 function Shell({ apiKey }: { apiKey: string | null }) {
@@ -77,5 +80,34 @@ describe('useLiveEvents', { timeout: 60_000 }, () => {
     expect(server.last.aborted).toBe(true);
     await act(() => vi.advanceTimersByTimeAsync(10 * RELEASE_AFTER_MS));
     expect(server.calls).toHaveLength(1);
+  });
+
+  it("re-reads the user's groups, the group and open messages when another member renames a group", async () => {
+    client.setQueryData(keys.me, me);
+    client.setQueryData(keys.group('g'), { id: 'g' });
+    client.setQueryData(keys.group('other'), { id: 'other' });
+    client.setQueryData(keys.message('m1'), { id: 'm1' });
+    render(shell('/groups/g'));
+    await until(() => server.calls.length === 1);
+    const rename: Notification = {
+      id: 'n1',
+      entityType: 'notification',
+      type: 'group_name_change',
+      createdAt: 0,
+      read: false,
+      target: 'g',
+      data: { previousGroupName: 'Family', newGroupName: 'Our family' },
+      fromUser: { id: 'ben', entityType: 'user', name: 'Ben', avatar: null },
+      fromGroup: { id: 'g', entityType: 'group', name: 'Our family' },
+      fromMessage: null,
+      title: '',
+      parentAuthorName: '',
+      miniature: null,
+    };
+    server.last.send(`id: 1\nevent: notification\ndata: ${JSON.stringify(rename)}\n\n`);
+    await until(() => client.getQueryState(keys.me)?.isInvalidated === true);
+    expect(client.getQueryState(keys.group('g'))?.isInvalidated).toBe(true);
+    expect(client.getQueryState(keys.message('m1'))?.isInvalidated).toBe(true);
+    expect(client.getQueryState(keys.group('other'))?.isInvalidated).toBe(false);
   });
 });

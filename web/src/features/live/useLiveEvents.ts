@@ -50,8 +50,8 @@ function apply(client: QueryClient, event: StreamEvent): void {
       client.setQueryData<Notification[]>(keys.notifications, (list) =>
         list === undefined ? list : [notification, ...list.filter((n) => n.id !== notification.id)],
       );
-      // The card of the thread gets its "something new" mark from the notification list.
       const group = notification.fromGroup;
+      // The card of the thread gets its "something new" mark from the notification list.
       if (group === null || notification.type === 'new_message' || notification.type === 'new_comment') break;
       // Another member renamed, joined or left a group: its member list and name are read again,
       // and after a rename the user's group list (the navigation) and open messages (breadcrumbs)

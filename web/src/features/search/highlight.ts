@@ -4,7 +4,9 @@ export interface SnippetPart {
   marked: boolean;
 }
 
+// charCodeAt past either end is NaN, which is no surrogate.
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+const clamp = (offset: number, length: number) => Math.max(0, Math.min(length, Math.trunc(offset)));
 
 /**
  * Cuts a snippet into plain and marked pieces by the server's `[start, end)` ranges (UTF-16
@@ -14,14 +16,12 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
  */
 export function snippetParts(text: string, highlights: readonly (readonly [number, number])[]): SnippetPart[] {
   const ranges = highlights
-    .map(([start, end]): [number, number] => {
-      let from = Math.max(0, Math.min(text.length, Math.trunc(start)));
-      let to = Math.max(0, Math.min(text.length, Math.trunc(end)));
-      if (from > 0 && from < text.length && isLowSurrogate(text.charCodeAt(from))) from -= 1;
-      if (to > 0 && to < text.length && isLowSurrogate(text.charCodeAt(to))) to += 1;
-      return [from, to];
-    })
+    .map(([start, end]): [number, number] => [clamp(start, text.length), clamp(end, text.length)])
     .filter(([from, to]) => to > from)
+    .map(([from, to]): [number, number] => [
+      from > 0 && isLowSurrogate(text.charCodeAt(from)) ? from - 1 : from,
+      isLowSurrogate(text.charCodeAt(to)) ? to + 1 : to,
+    ])
     .sort((a, b) => a[0] - b[0]);
   const parts: SnippetPart[] = [];
   let cursor = 0;
