@@ -101,7 +101,10 @@ function LeaveSection({ group, me }: { group: Group; me: Me }) {
           cached && {
             ...cached,
             groups: cached.groups.filter((other) => other.id !== group.id),
-            data: { ...cached.data, ...(next && cached.data.default_group === group.id ? { default_group: next.id } : {}) },
+            data: {
+              ...cached.data,
+              ...(next && cached.data.default_group === group.id ? { default_group: next.id } : {}),
+            },
           },
       );
       client.removeQueries({ queryKey: keys.group(group.id) });

@@ -15,7 +15,10 @@ describe('renameGroupInCaches', () => {
     const group: Group = { ...family, createdAt: NOW_SECONDS, lastActivityDate: NOW_SECONDS, users: [] };
     client.setQueryData<Group>(keys.group('g'), group);
     const card = { ...message({ id: 'm1' }), children: 0, truncated: false, unread: false, group: family };
-    client.setQueryData(keys.feed('g'), { pages: [{ messages: [card], totalItems: 1, nextCursor: null }], pageParams: [null] });
+    client.setQueryData(keys.feed('g'), {
+      pages: [{ messages: [card], totalItems: 1, nextCursor: null }],
+      pageParams: [null],
+    });
     client.setQueryData<Message>(keys.message('m1'), message({ id: 'm1' }));
     client.setQueryData<Message>(keys.message('m2'), message({ id: 'm2', group: club }));
 

@@ -39,7 +39,15 @@ export function SearchBox({ groupId }: { groupId: string }) {
         placeholder={t('search.submit')}
       />
       <button type="submit" className={styles.submit} aria-label={t('search.submit')}>
-        <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2.4">
+        <svg
+          width="20"
+          height="20"
+          viewBox="0 0 24 24"
+          aria-hidden="true"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2.4"
+        >
           <circle cx="10.5" cy="10.5" r="6.5" />
           <path d="m15.5 15.5 5 5" strokeLinecap="round" />
         </svg>

@@ -26,6 +26,9 @@ describe('splitHashtags', () => {
   it('sees a word before the "#" even when it is outside the basic plane', () => {
     // 𝐀 (U+1D400) is a letter written as a surrogate pair.
     expect(splitHashtags('𝐀#tag')).toEqual([{ type: 'text', text: '𝐀#tag' }]);
-    expect(splitHashtags('😀#tag')).toEqual([{ type: 'text', text: '😀' }, { type: 'hashtag', tag: 'tag' }]);
+    expect(splitHashtags('😀#tag')).toEqual([
+      { type: 'text', text: '😀' },
+      { type: 'hashtag', tag: 'tag' },
+    ]);
   });
 });

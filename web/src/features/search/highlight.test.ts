@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { snippetParts } from './highlight';
 
 const marked = (text: string, ranges: [number, number][]) =>
-  snippetParts(text, ranges).map((part) => (part.marked ? `[${part.text}]` : part.text)).join('');
+  snippetParts(text, ranges)
+    .map((part) => (part.marked ? `[${part.text}]` : part.text))
+    .join('');
 
 describe('snippetParts', () => {
   it('marks the ranges and keeps all the text', () => {
@@ -11,12 +13,29 @@ describe('snippetParts', () => {
   });
 
   it('sorts, merges overlapping and touching ranges', () => {
-    expect(marked('abcdefghij', [[6, 8], [1, 3], [2, 4], [4, 5]])).toBe('a[bcde]f[gh]ij');
+    expect(
+      marked('abcdefghij', [
+        [6, 8],
+        [1, 3],
+        [2, 4],
+        [4, 5],
+      ]),
+    ).toBe('a[bcde]f[gh]ij');
   });
 
   it('clamps ranges to the text and drops empty or reversed ones', () => {
-    expect(marked('abc', [[-5, 1], [2, 99]])).toBe('[a]b[c]');
-    expect(marked('abc', [[2, 2], [3, 1]])).toBe('abc');
+    expect(
+      marked('abc', [
+        [-5, 1],
+        [2, 99],
+      ]),
+    ).toBe('[a]b[c]');
+    expect(
+      marked('abc', [
+        [2, 2],
+        [3, 1],
+      ]),
+    ).toBe('abc');
   });
 
   it('never cuts a surrogate pair in half', () => {

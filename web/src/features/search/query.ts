@@ -9,7 +9,10 @@ export interface SearchQuery {
 
 /** Removes accents: the combining marks left by canonical decomposition (é → e). */
 export function stripAccents(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC');
 }
 
 /** Cuts typed text into words and hashtags: pieces split on white space and "+"; "#x" is a hashtag. */
