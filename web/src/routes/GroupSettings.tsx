@@ -107,8 +107,10 @@ function LeaveSection({ group, me }: { group: Group; me: Me }) {
             },
           },
       );
-      client.removeQueries({ queryKey: keys.group(group.id) });
-      client.removeQueries({ queryKey: keys.feed(group.id) });
+      // Marked stale without a new request: this page still shows the group until it is left, and
+      // reading the group now would be refused (404).
+      void client.invalidateQueries({ queryKey: keys.group(group.id), refetchType: 'none' });
+      void client.invalidateQueries({ queryKey: keys.feed(group.id), refetchType: 'none' });
       void client.invalidateQueries({ queryKey: keys.me });
       showAlert('group_settings.left');
       void navigate('/');
