@@ -5,9 +5,9 @@
 // longer words). Adding a route is one line in ROUTES.
 //
 // Also checked here, because they are layout bugs that axe cannot see: the notification panel fits
-// a phone's screen, the navigation lines up with the feed's column, the write button leaves the
-// last card's comment count uncovered, an alert stays clear of the navigation, and a focused
-// control shows a focus ring.
+// a phone's screen and clips nothing, the navigation lines up with the feed's column, the write
+// button leaves the last card's comment count uncovered, an alert stays clear of the navigation,
+// and a focused control shows a focus ring.
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations } from './axe.js';
@@ -241,6 +241,12 @@ async function checkLayout(page: Page): Promise<void> {
     const panel = await box(page.locator(menu).first());
     expect(panel.x, menu).toBeGreaterThanOrEqual(0);
     expect(panel.x + panel.width, menu).toBeLessThanOrEqual(width);
+    // Nothing in it is cut off at the side (a panel wider than its menu was).
+    const clipped = await page.locator('header [aria-expanded="true"] + div').evaluate((element) => {
+      const sized = element as unknown as { scrollWidth: number; clientWidth: number };
+      return sized.scrollWidth - sized.clientWidth;
+    });
+    expect(clipped, menu).toBe(0);
     await page.keyboard.press('Escape');
   }
 
