@@ -212,8 +212,14 @@ export interface IsolatedPage {
   errors: string[];
 }
 
+/** Options of `newPage`. */
+export interface PageOptions {
+  /** The system colour scheme the page sees (`prefers-color-scheme`); light unless told. */
+  colorScheme?: 'light' | 'dark';
+}
+
 /** Opens a page in a new isolated context, so several users can be signed in at once; close it with `context.close()`. */
-export async function newPage(browser: Browser, viewport: Viewport): Promise<IsolatedPage> {
+export async function newPage(browser: Browser, viewport: Viewport, options: PageOptions = {}): Promise<IsolatedPage> {
   const size = typeof viewport === 'string' ? VIEWPORTS[viewport] : viewport;
   const mobile = size.width < 768;
   const context = await browser.newContext({
@@ -221,6 +227,7 @@ export async function newPage(browser: Browser, viewport: Viewport): Promise<Iso
     isMobile: mobile,
     hasTouch: mobile,
     locale: 'en-US',
+    colorScheme: options.colorScheme ?? 'light',
   });
   // Limits for a busy machine (both cores loaded by other work): a condition that holds is met at
   // once, a slow start of the server or the browser only makes the wait longer.
