@@ -39,6 +39,8 @@ function GroupFeed() {
 const RandomMessage = lazy(() => import('./routes/RandomMessage'));
 const WriteMessage = lazy(() => import('./routes/WriteMessage'));
 const MessagePage = lazy(() => import('./routes/MessagePage'));
+const Bookmarks = lazy(() => import('./routes/Bookmarks'));
+const Share = lazy(() => import('./routes/Share'));
 
 function Screens() {
   const location = useLocation();
@@ -64,6 +66,8 @@ function Screens() {
             <Route path="/groups/:id/write" element={<WriteMessage />} />
             <Route path="/messages/:id" element={<MessagePage />} />
             <Route path="/messages/:id/:childId" element={<MessagePage />} />
+            <Route path="/bookmarks" element={<Bookmarks />} />
+            <Route path="/share" element={<Share />} />
           </Route>
           <Route path="*" element={<ErrorPage status={404} statusText="Not Found" />} />
         </Routes>
