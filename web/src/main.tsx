@@ -1,9 +1,17 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, startFirstScreen } from './App';
-import { DEFAULT_LANG } from './lib/config';
+import { appPath, DEFAULT_LANG } from './lib/config';
 import { initI18n } from './lib/i18n';
 import './styles/global.css';
+
+// The service worker (installable app, share target: web/public/sw.js) once the page has loaded, so
+// it never competes with the first screen. Its scope is the base path, where the script lives.
+if ('serviceWorker' in navigator) {
+  const register = () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined);
+  if (document.readyState === 'complete') register();
+  else window.addEventListener('load', register, { once: true });
+}
 
 // Texts first, so the first paint is already in the right language; the first screen's code and
 // reads load beside them.
