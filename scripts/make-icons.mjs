@@ -2,6 +2,7 @@
 // PNGs rendered from it with sharp (a server dependency) at 192 and 512 px, plus a maskable 512 px
 // one whose picture stays within the central 80 % that launchers never crop.
 // Run after changing the drawing: `node scripts/make-icons.mjs`; the results are committed.
+import { Buffer } from 'node:buffer';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';

@@ -5,7 +5,7 @@ import { appPath, DEFAULT_LANG } from './lib/config';
 import { initI18n } from './lib/i18n';
 import './styles/global.css';
 
-// The service worker (installable app, share target: web/public/sw.js) once the page has loaded, so
+// The service worker (installable app, share target: web/src/sw.ts) once the page has loaded, so
 // it never competes with the first screen. Its scope is the base path, where the script lives.
 if ('serviceWorker' in navigator) {
   const register = () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined);

@@ -14,7 +14,10 @@ function builtClient(): string {
   const dist = mkdtempSync(path.join(tmpdir(), 'kith-web-app-'));
   mkdirSync(path.join(dist, 'assets'));
   mkdirSync(path.join(dist, 'icons'));
-  writeFileSync(path.join(dist, 'index.html'), '<!doctype html><html><head><!--kith-config--></head><body></body></html>');
+  writeFileSync(
+    path.join(dist, 'index.html'),
+    '<!doctype html><html><head><!--kith-config--></head><body></body></html>',
+  );
   writeFileSync(path.join(dist, 'manifest.webmanifest'), MANIFEST);
   writeFileSync(path.join(dist, 'sw.js'), WORKER);
   writeFileSync(path.join(dist, 'icons', 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');

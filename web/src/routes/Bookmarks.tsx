@@ -40,11 +40,7 @@ export default function Bookmarks() {
             const name = message.data.title?.trim() || message.data.text?.trim().slice(0, 60) || t('message.untitled');
             return (
               <li key={bookmark.id} className={styles.item}>
-                <MessageCard
-                  message={message}
-                  backUrl="/bookmarks"
-                  isNew={isMessageNew(notifications, message.id)}
-                />
+                <MessageCard message={message} backUrl="/bookmarks" isNew={isMessageNew(notifications, message.id)} />
                 <div className={styles.foot}>
                   <span className={styles.group}>{message.group?.name}</span>
                   <button

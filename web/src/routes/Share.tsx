@@ -46,7 +46,8 @@ export default function Share() {
 
   const failed = [parent, source].find((read) => read.isError);
   if (failed) return <LoadError error={failed.error} onRetry={() => void failed.refetch()} />;
-  const waiting = me === undefined || (query.parent !== null && !parent.data) || (query.message !== null && !source.data);
+  const waiting =
+    me === undefined || (query.parent !== null && !parent.data) || (query.message !== null && !source.data);
   if (waiting) return <Spinner />;
 
   let start: ShareStart;

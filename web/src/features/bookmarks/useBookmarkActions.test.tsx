@@ -104,8 +104,8 @@ describe('adding a bookmark', () => {
     await vi.waitFor(() => expect(fetch).toHaveBeenCalled());
     // Nothing changes before the server has made it.
     expect(ids(client.getQueryData(keys.bookmarks))).toEqual(['b1']);
-    const [, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
-    expect(JSON.parse(String(init.body))).toEqual({ message_id: 'm9' });
+    const [, init] = fetch.mock.calls[0] as unknown as [string, { body: string }];
+    expect(JSON.parse(init.body)).toEqual({ message_id: 'm9' });
     release();
     await act(() => done);
     expect(ids(client.getQueryData(keys.bookmarks))?.slice(0, 2)).toEqual(['b9', 'b1']);

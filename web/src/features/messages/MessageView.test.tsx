@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
-import type { Bookmark, Info, Message } from '@kith/common';
+import type { Bookmark, Message } from '@kith/common';
 import { me, message } from '../../test/fixtures';
 import { initI18n } from '../../lib/i18n';
 import { MessageView } from './MessageView';
@@ -26,7 +26,7 @@ function show(m: Message, { groups = 1, publicLinks = false, bookmarks = [] }: S
     ...me,
     groups: Array.from({ length: groups }, (_, i) => ({ id: `g${i}`, entityType: 'group' as const, name: `G${i}` })),
   });
-  client.setQueryData(keys.info, { show: { public_links: publicLinks, group_invitation_links: true } } as Info);
+  client.setQueryData(keys.info, { show: { public_links: publicLinks, group_invitation_links: true } });
   client.setQueryData(keys.bookmarks, bookmarks);
   render(
     <QueryClientProvider client={client}>

@@ -1,10 +1,10 @@
 /**
- * Photos received through the installed app's share target. The service worker (web/public/sw.js)
- * keeps them in Cache Storage under `share-target/<batch>/<index>` and opens /share?files=<batch>;
+ * Photos received through the installed app's share target. The service worker
+ * (web/src/sw.ts) keeps them in Cache Storage under `share-target/<batch>/<index>` and opens /share?files=<batch>;
  * the share form takes them from there once, and the cache entries go.
  */
 
-/** The cache the service worker writes; the same name is in web/public/sw.js. */
+/** The cache the service worker writes; the same name is in web/src/sw.ts. */
 export const SHARE_CACHE = 'kith-share-target';
 
 /** Batches are named `<epoch ms>-<random>`; ones older than this were never opened and are dropped. */
