@@ -8,7 +8,7 @@ import { Spinner } from '../components/Spinner';
 import { FilePreviews } from '../features/composer/FilePreviews';
 import { filesToSend, isUploading, type RemoteFile } from '../features/composer/uploads';
 import { useUploads } from '../features/composer/useUploads';
-import { prefillText, readShareQuery, sharedText } from '../features/share/prefill';
+import { copyHidesCard, prefillText, readShareQuery, sharedText } from '../features/share/prefill';
 import { takeSharedFiles } from '../features/share/sharedFiles';
 import { useSubmit } from '../hooks/useSubmit';
 import { call } from '../lib/api';
@@ -29,6 +29,8 @@ interface ShareStart {
   parent: Message | null;
   /** Set when an existing message is being copied into another group. */
   source: Message | null;
+  /** The address of the original in the origin line of a copy. */
+  originUrl: string | null;
 }
 
 /**
@@ -54,17 +56,16 @@ export default function Share() {
   if (source.data) {
     const original = source.data;
     const from = original.group;
+    const originUrl = absoluteUrl(`/messages/${original.id}`);
     start = {
       title: original.data.title ?? '',
-      text: sharedText(
-        original.data.text,
-        t('share.shared_from', { group: from?.name ?? '', url: absoluteUrl(`/messages/${original.id}`) }),
-      ),
+      text: sharedText(original.data.text, t('share.shared_from', { group: from?.name ?? '', url: originUrl })),
       files: original.files,
       // A copy goes to another group: the message's own is not offered.
       groups: me.groups.filter((group) => group.id !== from?.id),
       parent: null,
       source: original,
+      originUrl,
     };
   } else {
     const replyTo = parent.data ?? null;
@@ -76,6 +77,7 @@ export default function Share() {
       groups: replyTo ? (group ? me.groups.filter((g) => g.id === group.id) : []) : me.groups,
       parent: replyTo,
       source: null,
+      originUrl: null,
     };
   }
   return <ShareForm start={start} batch={params.get('files')} />;
@@ -94,6 +96,7 @@ function ShareForm({ start, batch }: { start: ShareStart; batch: string | null }
   const { pending, run } = useSubmit({ lockAfterSuccess: true });
   const select = useRef<HTMLSelectElement>(null);
   const errorId = useId();
+  const fieldId = useId();
   const uploading = isUploading(files);
 
   // Photos handed over by the share target are uploaded like picked ones.
@@ -122,7 +125,18 @@ function ShareForm({ start, batch }: { start: ShareStart; batch: string | null }
     }
     void run(async () => {
       const message = await call('POST /api/messages', {
-        body: { group: groupId, parent: start.parent?.id ?? null, data: { title, text }, files: ids },
+        body: {
+          group: groupId,
+          parent: start.parent?.id ?? null,
+          data: {
+            title,
+            text,
+            ...(start.source && copyHidesCard(start.source.data.no_embed === true, start.originUrl, text)
+              ? { no_embed: true }
+              : {}),
+          },
+          files: ids,
+        },
       });
       client.setQueryData(keys.message(message.id), message);
       void client.invalidateQueries({ queryKey: keys.feed(groupId) });
@@ -172,9 +186,12 @@ function ShareForm({ start, batch }: { start: ShareStart; batch: string | null }
         ) : only ? (
           <p className={ui.muted}>{t('share.in_group', { group: only.name })}</p>
         ) : (
-          <label className={ui.label}>
-            {t('share.group')}
+          // Labels beside their fields rather than around them: a label that wraps a text area would
+          // count the text in its name.
+          <div className={ui.label}>
+            <label htmlFor={`${fieldId}-group`}>{t('share.group')}</label>
             <select
+              id={`${fieldId}-group`}
               ref={select}
               className={ui.input}
               name="group"
@@ -199,30 +216,32 @@ function ShareForm({ start, batch }: { start: ShareStart; batch: string | null }
                 {t('share.group_required')}
               </span>
             )}
-          </label>
+          </div>
         )}
         {!start.parent && (
-          <label className={ui.label}>
-            {t('composer.title')}
+          <div className={ui.label}>
+            <label htmlFor={`${fieldId}-title`}>{t('composer.title')}</label>
             <input
+              id={`${fieldId}-title`}
               className={ui.input}
               name="title"
               maxLength={LIMITS.title}
               value={title}
               onChange={(event) => setTitle(event.target.value)}
             />
-          </label>
+          </div>
         )}
-        <label className={ui.label}>
-          {t('composer.text')}
+        <div className={ui.label}>
+          <label htmlFor={`${fieldId}-text`}>{t('composer.text')}</label>
           <textarea
+            id={`${fieldId}-text`}
             className={ui.textarea}
             name="text"
             maxLength={LIMITS.text}
             value={text}
             onChange={(event) => setText(event.target.value)}
           />
-        </label>
+        </div>
         <FilePreviews files={files} onToggle={(key) => dispatch({ type: 'toggleRemoved', key })} />
         <div className={`${ui.row} ${styles.actions}`}>
           <button type="button" className={ui.buttonSecondary} onClick={cancel} disabled={pending}>

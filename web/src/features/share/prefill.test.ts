@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefillText, readShareQuery, sharedText } from './prefill';
+import { copyHidesCard, prefillText, readShareQuery, sharedText } from './prefill';
 
 describe('readShareQuery', () => {
   it('reads every field, empty when missing', () => {
@@ -51,5 +51,22 @@ describe('sharedText', () => {
   it('is the origin line alone for a message without text', () => {
     expect(sharedText(undefined, line)).toBe(line);
     expect(sharedText('', line)).toBe(line);
+  });
+});
+
+describe('copyHidesCard', () => {
+  const origin = 'https://kith.example/messages/m1';
+
+  it('hides the card when the origin line holds the first address', () => {
+    expect(copyHidesCard(false, origin, sharedText('Beach day', `Shared from Family: ${origin}`))).toBe(true);
+  });
+
+  it('keeps the card of a link the original had', () => {
+    const text = sharedText('Look https://video.example/v', `Shared from Family: ${origin}`);
+    expect(copyHidesCard(false, origin, text)).toBe(false);
+  });
+
+  it('keeps a hidden card hidden', () => {
+    expect(copyHidesCard(true, origin, 'https://video.example/v')).toBe(true);
   });
 });

@@ -1,3 +1,5 @@
+import { firstUrl } from '../messages/links';
+
 /**
  * The rules of the share form (/share?title=&text=&url=&parent=&message=, product spec §2): what
  * the form starts with, from the query a share sheet or a link opened it with.
@@ -46,4 +48,12 @@ export function prefillText(text: string, url: string): string {
 export function sharedText(text: string | undefined, line: string): string {
   const body = (text ?? '').trimEnd();
   return body === '' ? line : `${body}\n\n${line}`;
+}
+
+/**
+ * Whether a copy keeps its link card hidden: when the original's was, and when the first address of
+ * the text is the origin line's (the card of a Kith page would only show its sign-in screen).
+ */
+export function copyHidesCard(originalHidden: boolean, originUrl: string | null, text: string): boolean {
+  return originalHidden || (originUrl !== null && firstUrl(text) === originUrl);
 }
