@@ -6,11 +6,10 @@ import { initI18n } from './lib/i18n';
 import './styles/global.css';
 
 // The service worker (installable app, share target: web/src/sw.ts) once the page has loaded, so
-// it never competes with the first screen. Its scope is the base path, where the script lives.
+// it never competes with the first screen (this module runs before the load event). Its scope is
+// the base path, where the script lives.
 if ('serviceWorker' in navigator) {
-  const register = () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined);
-  if (document.readyState === 'complete') register();
-  else window.addEventListener('load', register, { once: true });
+  addEventListener('load', () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined));
 }
 
 // Texts first, so the first paint is already in the right language; the first screen's code and

@@ -4,7 +4,7 @@ import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { BookmarkIcon } from '../features/bookmarks/BookmarkToggle';
 import { hasCard, useBookmarkActions } from '../features/bookmarks/useBookmarkActions';
-import { MessageCard } from '../features/feed/MessageCard';
+import { MessageCard } from './GroupFeed';
 import { isMessageNew } from '../features/notifications/newness';
 import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
