@@ -313,6 +313,33 @@ describe('bookmarks and sharing', () => {
   );
 
   step(
+    'makes a comment of a share that names a parent: in the parent’s group, without a title or a group choice',
+    async () => {
+      const { page, errors } = ana;
+      await page.goto(`${kith.url}/share?${new URLSearchParams({ parent: beachId, text: 'Lovely' }).toString()}`);
+      await visible(page.getByRole('heading', { level: 1, name: 'Share as a comment' }));
+      await visible(page.getByText('A comment on “Beach day”'));
+      await visible(page.getByText('Shared in Our Home'));
+      expect(await page.getByLabel('Group').count()).toBe(0);
+      expect(await page.getByLabel('Title').count()).toBe(0);
+      await page.getByRole('button', { name: 'Share', exact: true }).click();
+      await page.waitForURL(MESSAGE_URL);
+      const reply = await api<{ parent: { id: string } | null; group: { id: string }; data: { text?: string } }>(
+        kith,
+        'GET',
+        `/messages/${MESSAGE_URL.exec(page.url())?.[1] ?? ''}`,
+        undefined,
+        anaKey,
+      );
+      expect(reply.body.parent?.id).toBe(beachId);
+      expect(reply.body.group.id).toBe(homeId);
+      expect(reply.body.data.text).toBe('Lovely');
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
+
+  step(
     'serves a valid manifest whose icons load',
     async () => {
       const { page } = ana;
