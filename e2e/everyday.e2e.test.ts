@@ -150,9 +150,14 @@ describe('two people in one group', () => {
   step('the other cannot edit or delete it', async () => {
     await ben.page.goto(messageUrl);
     await visible(ben.page.getByRole('heading', { name: 'Beach day, again' }));
-    // Ben's only actions menus are on his own two comments.
-    await countOf(ben.page.getByRole('button', { name: 'Message actions' })).toBe(2);
-    await countOf(ben.page.locator('article').getByRole('button', { name: 'Message actions' })).toBe(0);
+    // On Ana's message Ben's menu holds only what every member may do (its public link): no edit, no delete.
+    const menu = ben.page.locator('article').getByRole('button', { name: 'Message actions' });
+    await countOf(menu).toBe(1);
+    await menu.click();
+    await visible(ben.page.getByRole('button', { name: 'Public link' }));
+    expect(await ben.page.locator('article').getByRole('button', { name: 'Edit' }).count()).toBe(0);
+    expect(await ben.page.locator('article').getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await ben.page.keyboard.press('Escape');
   });
 
   step('the author deletes it after confirming', async () => {

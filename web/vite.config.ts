@@ -18,7 +18,16 @@ export default defineConfig({
     // The libraries in one chunk, which changes only when they are upgraded: fewer, larger files
     // compress better than the dozen small shared chunks the automatic split makes.
     rolldownOptions: {
-      output: { codeSplitting: { groups: [{ name: 'vendor', test: /node_modules/ }] } },
+      // The service worker is a second entry, written as `sw.js` beside index.html: its scope is the
+      // folder it is served from, the app's base path (web/src/sw.ts).
+      input: {
+        index: fileURLToPath(new URL('index.html', import.meta.url)),
+        sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+        codeSplitting: { groups: [{ name: 'vendor', test: /node_modules/ }] },
+      },
     },
   },
   server: { proxy: { '/api': 'http://localhost:8080', '/files': 'http://localhost:8080' } },

@@ -41,6 +41,8 @@ const WriteMessage = lazy(() => import('./routes/WriteMessage'));
 const MessagePage = lazy(() => import('./routes/MessagePage'));
 const GroupSettings = lazy(() => import('./routes/GroupSettings'));
 const Search = lazy(() => import('./routes/Search'));
+const Bookmarks = lazy(() => import('./routes/Bookmarks'));
+const Share = lazy(() => import('./routes/Share'));
 
 function Screens() {
   const location = useLocation();
@@ -68,6 +70,8 @@ function Screens() {
             <Route path="/groups/:id/search" element={<Search />} />
             <Route path="/messages/:id" element={<MessagePage />} />
             <Route path="/messages/:id/:childId" element={<MessagePage />} />
+            <Route path="/bookmarks" element={<Bookmarks />} />
+            <Route path="/share" element={<Share />} />
           </Route>
           <Route path="*" element={<ErrorPage status={404} statusText="Not Found" />} />
         </Routes>

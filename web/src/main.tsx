@@ -1,9 +1,16 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, startFirstScreen } from './App';
-import { DEFAULT_LANG } from './lib/config';
+import { appPath, DEFAULT_LANG } from './lib/config';
 import { initI18n } from './lib/i18n';
 import './styles/global.css';
+
+// The service worker (installable app, share target: web/src/sw.ts) once the page has loaded, so
+// it never competes with the first screen (this module runs before the load event). Its scope is
+// the base path, where the script lives.
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined));
+}
 
 // Texts first, so the first paint is already in the right language; the first screen's code and
 // reads load beside them.

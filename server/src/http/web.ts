@@ -5,9 +5,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 
 // Content Security Policy of the web client's page: everything from our own origin; embeds
-// (built by the server for allow-listed providers) only over https.
+// (built by the server for allow-listed providers) only over https. The service worker and the web
+// app manifest are named too, although `default-src` covers them, so that loosening the default
+// one day cannot let a foreign worker in.
 const PAGE_CSP = [
   "default-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
   "style-src 'self' 'unsafe-inline'",
@@ -19,6 +23,8 @@ const PAGE_CSP = [
   "frame-ancestors 'none'",
   "form-action 'self'",
 ].join('; ');
+
+const MANIFEST_TYPE = 'application/manifest+json; charset=utf-8';
 
 const PLACEHOLDER = `<!doctype html>
 <html lang="en">
@@ -56,12 +62,16 @@ export async function registerWebClient(app: FastifyInstance, config: Config): P
       allowedPath: (pathName) => pathName !== '/index.html',
       // One route per built file: folders and unknown paths fall through to the client's index.html.
       wildcard: false,
-      // Vite names assets by content hash, so they can be cached for a year.
+      // Vite names assets by content hash, so they can be cached for a year. The rest (the service
+      // worker, the manifest, the icons) keeps its name across versions: revalidated on each use,
+      // so a new worker is found at once.
       setHeaders: (reply, filePath) => {
         void reply.header(
           'Cache-Control',
           filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
         );
+        // The type the manifest specification asks for (the generic file table says JSON or nothing).
+        if (filePath.endsWith('.webmanifest')) void reply.header('Content-Type', MANIFEST_TYPE);
       },
     });
   }

@@ -1,5 +1,7 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { useMessage } from '../../api/queries';
+import { prefetchBookmarks, useBookmarks, useMessage } from '../../api/queries';
 import type { Me } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
@@ -19,11 +21,41 @@ function useCurrentGroupId(): string | null {
   return message.data?.group?.id ?? null;
 }
 
+/** The avatar menu's Bookmarks entry, shown only when the user has some (product spec §2). */
+function BookmarksLink({ close }: { close: () => void }) {
+  const { t } = useTranslation();
+  const { data } = useBookmarks();
+  if (data === undefined || data.length === 0) return null;
+  return (
+    <Link className={dropdown.item} to="/bookmarks" onClick={close}>
+      {t('bookmarks.title')}
+    </Link>
+  );
+}
+
+/**
+ * The bookmarks are read once the page is idle, never among the first screen's requests, so the
+ * avatar menu knows whether to show its Bookmarks entry by the time it is opened.
+ */
+function usePrefetchBookmarksWhenIdle() {
+  const client = useQueryClient();
+  useEffect(() => {
+    const load = () => prefetchBookmarks(client);
+    if (typeof requestIdleCallback === 'function') {
+      const handle = requestIdleCallback(load, { timeout: 5000 });
+      return () => cancelIdleCallback(handle);
+    }
+    const timer = setTimeout(load, 2000);
+    return () => clearTimeout(timer);
+  }, [client]);
+}
+
 /** The main navigation: groups, notifications and the avatar menu (product spec §2). */
 export function Nav({ me }: { me: Me }) {
   const { t } = useTranslation();
   const currentId = useCurrentGroupId();
   const current = me.groups.find((group) => group.id === currentId);
+  usePrefetchBookmarksWhenIdle();
 
   return (
     <header className={styles.nav}>
@@ -74,6 +106,10 @@ export function Nav({ me }: { me: Me }) {
                   <br />
                   <span>{me.login}</span>
                 </p>
+                <BookmarksLink close={close} />
+                <Link className={dropdown.item} to={`/users/${me.id}/settings`} onClick={close}>
+                  {t('bookmarks.settings')}
+                </Link>
                 <Link className={dropdown.item} to="/logout" onClick={close}>
                   {t('nav.logout')}
                 </Link>

@@ -13,7 +13,7 @@ interface MessageHeadProps {
 
 /** Avatar, author name and date. A removed author shows the default avatar and no name. */
 export function MessageHead({ message, actions }: MessageHeadProps) {
-  const { i18n } = useTranslation();
+  const { t, i18n } = useTranslation();
   const age = useRelativeTime();
   const date = new Date(message.createdAt * 1000);
   return (
@@ -25,6 +25,11 @@ export function MessageHead({ message, actions }: MessageHeadProps) {
           {age(message.createdAt)}
         </time>
       </div>
+      {message.isPublic && (
+        <span className={styles.public} title={t('share.public_badge_hint')}>
+          {t('share.public_badge')}
+        </span>
+      )}
       {actions !== undefined && <div className={styles.actions}>{actions}</div>}
     </div>
   );

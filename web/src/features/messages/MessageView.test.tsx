@@ -1,9 +1,9 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
-import type { Message } from '@kith/common';
+import type { Bookmark, Message } from '@kith/common';
 import { me, message } from '../../test/fixtures';
 import { initI18n } from '../../lib/i18n';
 import { MessageView } from './MessageView';
@@ -14,9 +14,20 @@ function messageBy(can: Message['can'], author = 'ben'): Message {
   return message({ author: { id: author, entityType: 'user', name: 'Ben', avatar: null }, can });
 }
 
-function show(m: Message) {
+interface Setup {
+  groups?: number;
+  publicLinks?: boolean;
+  bookmarks?: Bookmark[];
+}
+
+function show(m: Message, { groups = 1, publicLinks = false, bookmarks = [] }: Setup = {}) {
   const client = createQueryClient();
-  client.setQueryData(keys.me, me);
+  client.setQueryData(keys.me, {
+    ...me,
+    groups: Array.from({ length: groups }, (_, i) => ({ id: `g${i}`, entityType: 'group' as const, name: `G${i}` })),
+  });
+  client.setQueryData(keys.info, { show: { public_links: publicLinks, group_invitation_links: true } });
+  client.setQueryData(keys.bookmarks, bookmarks);
   render(
     <QueryClientProvider client={client}>
       <MemoryRouter>
@@ -31,9 +42,10 @@ function menu(): string[] {
   const button = screen.queryByRole('button', { name: 'Message actions' });
   if (button === null) return [];
   fireEvent.click(button);
-  return screen
+  const list = document.getElementById(button.getAttribute('aria-controls') ?? '');
+  if (list === null) throw new Error('the menu did not open');
+  return within(list)
     .getAllByRole('button')
-    .filter((b) => b !== button)
     .map((b) => b.textContent ?? '');
 }
 
@@ -57,5 +69,44 @@ describe('MessageView actions', () => {
   it('shows no menu when the server allows nothing, even on the caller’s own message', () => {
     show(messageBy({ edit: false, delete: false, publish: false }, 'me'));
     expect(menu()).toEqual([]);
+  });
+
+  it('offers sharing to another group only to someone in more than one group', () => {
+    show(messageBy({ edit: false, delete: false, publish: false }), { groups: 2 });
+    expect(menu()).toEqual(['Share to another group']);
+    cleanup();
+    show(messageBy({ edit: true, delete: false, publish: false }), { groups: 1 });
+    expect(menu()).toEqual(['Edit']);
+  });
+
+  it('offers the public link only when the instance shows public links', () => {
+    show(messageBy({ edit: false, delete: false, publish: false }), { publicLinks: true });
+    expect(menu()).toEqual(['Public link']);
+  });
+});
+
+describe('MessageView bookmark button and public badge', () => {
+  const bookmark: Bookmark = {
+    id: 'b1',
+    entityType: 'bookmark',
+    createdAt: 0,
+    user: { id: 'me', entityType: 'user' },
+    message: { id: 'm1', entityType: 'message' },
+  };
+
+  it('says by aria-pressed whether the message is bookmarked', () => {
+    show(message());
+    expect(screen.getByRole('button', { name: 'Bookmark' }).getAttribute('aria-pressed')).toBe('false');
+    cleanup();
+    show(message(), { bookmarks: [bookmark] });
+    expect(screen.getByRole('button', { name: 'Bookmark' }).getAttribute('aria-pressed')).toBe('true');
+  });
+
+  it('marks a message with a public link', () => {
+    show(message({ isPublic: true }));
+    expect(screen.getByText('Public')).toBeTruthy();
+    cleanup();
+    show(message({ isPublic: false }));
+    expect(screen.queryByText('Public')).toBeNull();
   });
 });

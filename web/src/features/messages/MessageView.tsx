@@ -1,10 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { keys } from '../../api/queries';
+import { useCallback, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { keys, useInfo, useMe } from '../../api/queries';
 import type { Message } from '@kith/common';
 import { Dropdown } from '../../components/Dropdown';
 import { useTranslation } from '../../lib/i18n';
+import { BookmarkToggle } from '../bookmarks/BookmarkToggle';
 import { Writer } from '../composer/Writer';
+import { PublicLinkPanel } from '../share/PublicLinkPanel';
 import { MessageContent } from './MessageContent';
 import { MessageHead } from './MessageHead';
 import { useMessageActions } from './useMessageActions';
@@ -19,13 +22,20 @@ interface MessageViewProps {
 /**
  * One message in view or edit mode; deleted placeholders show as such (product spec §4). Edit,
  * delete and publish are offered as the server's `message.can` allows (only the author, publish
- * only for a reply not yet on the group page): the client does not decide it.
+ * only for a reply not yet on the group page): the client does not decide it. Every member may
+ * bookmark it, share it to another of their groups (when they have one) and manage its public link
+ * (when the instance shows public links).
  */
 export function MessageView({ message, onDeleted }: MessageViewProps) {
   const { t } = useTranslation();
   const client = useQueryClient();
+  const navigate = useNavigate();
   const { remove, publish } = useMessageActions();
   const [editing, setEditing] = useState(false);
+  const [linkOpen, setLinkOpen] = useState(false);
+  const closeLink = useCallback(() => setLinkOpen(false), []);
+  const { data: me } = useMe();
+  const { data: info } = useInfo();
 
   if (message.isDeleted) {
     return (
@@ -37,11 +47,38 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
   }
 
   const { can } = message;
-  const actions =
-    can.edit || can.delete || can.publish ? (
+  // Sharing is to another group: offered only to someone in more than one (product spec §2).
+  const canShare = (me?.groups.length ?? 0) > 1;
+  const canLink = info?.show.public_links === true;
+  const menu =
+    can.edit || can.delete || can.publish || canShare || canLink ? (
       <Dropdown align="right" ariaLabel={t('message.actions')} label={<span aria-hidden="true">⋯</span>}>
         {(close) => (
           <>
+            {canShare && (
+              <button
+                type="button"
+                className={styles.item}
+                onClick={() => {
+                  close();
+                  void navigate(`/share?message=${encodeURIComponent(message.id)}`);
+                }}
+              >
+                {t('share.to_group')}
+              </button>
+            )}
+            {canLink && (
+              <button
+                type="button"
+                className={styles.item}
+                onClick={() => {
+                  close();
+                  setLinkOpen(true);
+                }}
+              >
+                {t('share.public_link')}
+              </button>
+            )}
             {can.edit && (
               <button
                 type="button"
@@ -81,11 +118,18 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
           </>
         )}
       </Dropdown>
-    ) : undefined;
+    ) : null;
+  const actions = (
+    <div className={styles.actions}>
+      <BookmarkToggle messageId={message.id} />
+      {menu}
+    </div>
+  );
 
   return (
     <div>
       <MessageHead message={message} actions={actions} />
+      {linkOpen && !editing && <PublicLinkPanel message={message} onClose={closeLink} />}
       {editing ? (
         <Writer
           groupId={message.group?.id ?? null}
