@@ -3,6 +3,7 @@ export * from './limits.js';
 export * from './i18n.js';
 export * from './enums.js';
 export * from './errors.js';
+export * from './validation.js';
 // The API's objects, endpoint table and live events, as types only: calls and answers are typed by
 // the same schemas the server serializes with, and none of them enters the bundle.
 export type * from './api/schemas.js';

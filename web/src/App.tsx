@@ -39,6 +39,7 @@ function GroupFeed() {
 const RandomMessage = lazy(() => import('./routes/RandomMessage'));
 const WriteMessage = lazy(() => import('./routes/WriteMessage'));
 const MessagePage = lazy(() => import('./routes/MessagePage'));
+const UserSettings = lazy(() => import('./routes/UserSettings'));
 
 function Screens() {
   const location = useLocation();
@@ -64,6 +65,7 @@ function Screens() {
             <Route path="/groups/:id/write" element={<WriteMessage />} />
             <Route path="/messages/:id" element={<MessagePage />} />
             <Route path="/messages/:id/:childId" element={<MessagePage />} />
+            <Route path="/users/:id/settings" element={<UserSettings />} />
           </Route>
           <Route path="*" element={<ErrorPage status={404} statusText="Not Found" />} />
         </Routes>
