@@ -481,7 +481,7 @@ describe('POST /api/signup (§3.3)', () => {
           await signup({ login, password: 'a fine password', invite_key: group.secret_key, name }),
           400,
           'invalid_name',
-          'name',
+          { field: 'name' },
         );
         // The address is still free: a signup without the bad name creates the account.
         const retry = await signup({ login, password: 'a fine password', invite_key: group.secret_key });
