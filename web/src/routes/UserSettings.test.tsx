@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Me } from '@kith/common';
 import { createQueryClient, keys } from '../api/queries';
 import { alerts } from '../lib/alerts';
 import { initI18n } from '../lib/i18n';
@@ -18,9 +19,9 @@ function Where() {
 
 const where = () => screen.getByTestId('where').textContent;
 
-function show(path: string) {
+function show(path: string, data: Me['data'] = {}) {
   const client = createQueryClient();
-  client.setQueryData(keys.me, { ...me, groups: [{ id: 'g1', entityType: 'group', name: 'Family' }] });
+  client.setQueryData(keys.me, { ...me, data, groups: [{ id: 'g1', entityType: 'group', name: 'Family' }] });
   render(
     <QueryClientProvider client={client}>
       <MemoryRouter initialEntries={[path]}>
@@ -86,6 +87,27 @@ describe('UserSettings tabs', () => {
     show('/users/me/settings');
     fireEvent.click(screen.getByRole('button', { name: /Settings of my groups/ }));
     expect(screen.getByRole('link', { name: 'Family' }).getAttribute('href')).toBe('/groups/g1/settings');
+  });
+});
+
+describe('UserSettings choices', () => {
+  it("shows the account's saved language even before the interface has switched to it", () => {
+    // The interface is still in English here, as right after a reload while the texts download.
+    show('/users/me/settings?tab=language', { lang: 'ru_RU' });
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Language of the interface' });
+    expect(select.value).toBe('ru_RU');
+    expect(screen.getByRole('option', { name: 'Русский' }).getAttribute('lang')).toBe('ru-RU');
+  });
+
+  it('shows the saved frequency and colours, and "like my device" when none was chosen', () => {
+    show('/users/me/settings?tab=notifications', { notification_emails: 'monthly' });
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Every month' }).checked).toBe(true);
+    cleanup();
+    show('/users/me/settings?tab=appearance');
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Like my device' }).checked).toBe(true);
+    cleanup();
+    show('/users/me/settings?tab=appearance', { theme: 'dark' });
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Dark' }).checked).toBe(true);
   });
 });
 

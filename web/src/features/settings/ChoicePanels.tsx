@@ -2,13 +2,17 @@ import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { Link } from 'react-router';
 import {
   bcp47,
+  FALLBACK_LANGUAGE,
+  isOfferedLanguage,
+  type Language,
   LANGUAGE_NAMES,
   LANGUAGES,
   type Me,
   NOTIFICATION_EMAIL_FREQUENCIES,
   type NotificationEmailFrequency,
 } from '@kith/common';
-import { i18n, setLanguage, useTranslation } from '../../lib/i18n';
+import { DEFAULT_LANG } from '../../lib/config';
+import { setLanguage, useTranslation } from '../../lib/i18n';
 import { applyTheme, THEME_CHOICES, themeChoice } from '../../lib/theme';
 import ui from '../../styles/ui.module.css';
 import { defaultGroupOf } from './settings';
@@ -133,6 +137,15 @@ export function NotificationsPanel({ me }: { me: Me }) {
   );
 }
 
+/**
+ * The language AppLayout applies: the account's, else the page's default. Not `i18n.language`,
+ * which still holds the previous one while a just-loaded account's texts download.
+ */
+function languageOf(me: Me): Language {
+  const code = [me.data.lang, DEFAULT_LANG].find((lang) => lang !== undefined && isOfferedLanguage(lang));
+  return code ?? FALLBACK_LANGUAGE;
+}
+
 /** The interface language, each named in itself; saving switches the interface at once. */
 export function LanguagePanel({ me }: { me: Me }) {
   const { t } = useTranslation();
@@ -143,12 +156,7 @@ export function LanguagePanel({ me }: { me: Me }) {
       legend={t('settings.language')}
       hint={t('settings.language_hint')}
       options={LANGUAGES.map((value) => ({ value, label: LANGUAGE_NAMES[value], lang: bcp47(value) }))}
-      // What the interface shows now: the account's language, else the page's default.
-      initial={
-        (LANGUAGES as readonly string[]).includes(i18n.language)
-          ? (i18n.language as (typeof LANGUAGES)[number])
-          : 'en_US'
-      }
+      initial={languageOf(me)}
       changes={(lang) => ({ data: { lang } })}
       after={(lang) => setLanguage(lang)}
     />
