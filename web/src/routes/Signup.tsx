@@ -65,7 +65,7 @@ export default function Signup() {
             />
           </label>
         )}
-        {/* The hint stays outside the label, so the field's name is just "Your name". */}
+        {/* The hint stays outside the label, so the field's name is just its label. */}
         <div className={ui.label}>
           <label htmlFor="signup-name">{t('signup.name')}</label>
           <input
@@ -78,10 +78,10 @@ export default function Signup() {
             value={name}
             onChange={(event) => setName(event.target.value)}
           />
-          <span id="signup-name-hint" className={ui.muted}>
-            {t('signup.name_hint')}
-          </span>
         </div>
+        <span id="signup-name-hint" className={ui.muted}>
+          {t('signup.name_hint')}
+        </span>
         <EmailField value={login} onChange={setLogin} />
         <PasswordField
           label={t('login.password')}

@@ -1,4 +1,4 @@
-import { type JSX, type KeyboardEvent, useRef } from 'react';
+import { type JSX, type KeyboardEvent, useEffect, useRef } from 'react';
 import { Link, Navigate, useLocation, useParams, useSearchParams } from 'react-router';
 import type { Me } from '@kith/common';
 import { useMe } from '../api/queries';
@@ -48,6 +48,12 @@ export default function UserSettings() {
   const [params, setParams] = useSearchParams();
   const tab = tabOf(params.get('tab'));
   const tabs = useRef<Partial<Record<SettingsTab, HTMLButtonElement | null>>>({});
+
+  // On a phone the tabs are one scrolling row: the chosen one is brought into sight, also when the
+  // address names a tab at the far end.
+  useEffect(() => {
+    tabs.current[tab]?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [tab]);
 
   // AppLayout renders this screen only once the user is loaded.
   if (me.data === undefined) return <Spinner />;

@@ -102,7 +102,7 @@ function ChoiceForm<V extends string>({
             ))}
           </select>
           {hint && (
-            <span id={`${id}-hint`} className={ui.muted}>
+            <span id={`${id}-hint`} className={`${ui.muted} ${styles.hint}`}>
               {hint}
             </span>
           )}

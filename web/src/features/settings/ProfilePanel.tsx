@@ -137,7 +137,7 @@ export function ProfilePanel({ me }: { me: Me }) {
           maxLength={LIMITS.passwordMax}
           aria-describedby={`${hintId}-password-hint`}
         />
-        <span id={`${hintId}-password-hint`} className={ui.muted}>
+        <span id={`${hintId}-password-hint`} className={`${ui.muted} ${styles.hint}`}>
           {t('settings.new_password_hint', { min: LIMITS.passwordMin })}
         </span>
       </div>
