@@ -117,6 +117,7 @@ async function writeUsers(ctx: AppContext, seedDb: SeedDb, people: PeoplePlan): 
     default_group_id: people.groups[u.groups[0] ?? -1]?.id ?? null,
     notification_emails: ctx.config.defaultNotificationEmails,
     lang: null,
+    theme: null,
     created_at: u.createdAt,
     last_activity_date: u.lastActivity,
   }));

@@ -24,6 +24,7 @@ const COLUMNS = {
     default_group_id: 'text',
     notification_emails: 'text',
     lang: 'text',
+    theme: 'text',
     created_at: 'bigint',
     last_activity_date: 'bigint',
   },

@@ -2,6 +2,10 @@
 export const NOTIFICATION_EMAIL_FREQUENCIES = ['none', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 export type NotificationEmailFrequency = (typeof NOTIFICATION_EMAIL_FREQUENCIES)[number];
 
+/** The colour scheme a user chose (`data.theme`); `system` follows the device's light or dark setting. */
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
 /** Notification types (docs/api §2.7). */
 export const NOTIFICATION_TYPES = [
   'new_message',

@@ -1,5 +1,6 @@
 export * from './limits.js';
 export * from './i18n.js';
+export * from './language-names.js';
 export * from './enums.js';
 export * from './errors.js';
 export * from './validation.js';

@@ -1,8 +1,10 @@
 // The part of @kith/common the web client bundles: plain constants and types, no schema library.
 export * from './limits.js';
 export * from './i18n.js';
+export * from './language-names.js';
 export * from './enums.js';
 export * from './errors.js';
+export * from './validation.js';
 // The API's objects, endpoint table and live events, as types only: calls and answers are typed by
 // the same schemas the server serializes with, and none of them enters the bundle.
 export type * from './api/schemas.js';

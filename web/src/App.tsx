@@ -43,6 +43,7 @@ const GroupSettings = lazy(() => import('./routes/GroupSettings'));
 const Search = lazy(() => import('./routes/Search'));
 const Bookmarks = lazy(() => import('./routes/Bookmarks'));
 const Share = lazy(() => import('./routes/Share'));
+const UserSettings = lazy(() => import('./routes/UserSettings'));
 
 function Screens() {
   const location = useLocation();
@@ -72,6 +73,7 @@ function Screens() {
             <Route path="/messages/:id/:childId" element={<MessagePage />} />
             <Route path="/bookmarks" element={<Bookmarks />} />
             <Route path="/share" element={<Share />} />
+            <Route path="/users/:id/settings" element={<UserSettings />} />
           </Route>
           <Route path="*" element={<ErrorPage status={404} statusText="Not Found" />} />
         </Routes>

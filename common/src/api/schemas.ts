@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES } from '../enums.js';
+import { NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES, THEMES } from '../enums.js';
 import { ERROR_CODES } from '../errors.js';
 
 /**
@@ -42,6 +42,7 @@ export const Me = Type.Object({
       notification_emails: Type.Optional(Type.String()),
       default_group: Type.Optional(Id),
       lang: Type.Optional(Type.String()),
+      theme: Type.Optional(Type.String({ description: 'system, light or dark (Kith addition)' })),
     },
     { description: 'only the keys that were ever set' },
   ),
@@ -247,7 +248,16 @@ export const PublicLinkAnswer = Type.Object({ token: Type.String(), url: Type.St
 const IdOrRef = Type.Union([Id, Type.Object({ id: Id })]);
 
 export const LoginBody = Type.Object({ login: Type.String(), password: Type.String() });
-export const SignupBody = Type.Object({ login: Type.String(), password: Type.String(), invite_key: Type.String() });
+export const SignupBody = Type.Object({
+  login: Type.String(),
+  password: Type.String(),
+  invite_key: Type.String(),
+  name: Type.Optional(
+    Type.String({
+      description: "the new account's name (Kith addition); absent or blank: the part of the login before @",
+    }),
+  ),
+});
 export const ResetMailBody = Type.Object({ mail: Type.String() });
 export const NewPasswordBody = Type.Object({ mail: Type.String(), key: Type.String(), password: Type.String() });
 export const UserUpdateBody = Type.Object({
@@ -260,6 +270,7 @@ export const UserUpdateBody = Type.Object({
       notification_emails: Type.Optional(Type.Enum(NOTIFICATION_EMAIL_FREQUENCIES)),
       default_group: Type.Optional(Nullable(Type.Union([IdOrRef, Type.Literal('')]))),
       lang: Type.Optional(Type.String()),
+      theme: Type.Optional(Type.Enum(THEMES)),
     }),
   ),
 });

@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008_digests.js';
 import * as m0009 from './migrations/0009_front_count.js';
 import * as m0010 from './migrations/0010_notification_indexes.js';
 import * as m0011 from './migrations/0011_search_group_terms.js';
+import * as m0012 from './migrations/0012_user_theme.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_front_count': m0009,
   '0010_notification_indexes': m0010,
   '0011_search_group_terms': m0011,
+  '0012_user_theme': m0012,
 };
 
 const provider: MigrationProvider = {

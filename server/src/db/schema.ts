@@ -23,6 +23,8 @@ export interface UsersTable {
   default_group_id: string | null;
   notification_emails: string | null;
   lang: string | null;
+  /** The colour scheme chosen in the settings (`data.theme`: system, light, dark); null when never chosen. */
+  theme: string | null;
   created_at: number;
   last_activity_date: number;
 }

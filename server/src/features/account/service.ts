@@ -1,5 +1,6 @@
 import {
   NOTIFICATION_EMAIL_FREQUENCIES,
+  THEMES,
   isValidLangCode,
   isValidNewPassword,
   normalizeEmail,
@@ -110,6 +111,13 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     if (lang !== undefined) {
       if (!isValidLangCode(lang)) throw invalidField('data.lang', 'The language code is not valid');
       changes.lang = lang;
+    }
+    const theme = data.string('theme');
+    if (theme !== undefined) {
+      if (!(THEMES as readonly string[]).includes(theme)) {
+        throw invalidField('data.theme', `The theme must be one of ${THEMES.join(', ')}`);
+      }
+      changes.theme = theme;
     }
     if (data.raw('default_group') === null || data.raw('default_group') === '') {
       changes.default_group_id = null;

@@ -455,6 +455,52 @@ describe('POST /api/signup (§3.3)', () => {
       expect(me.body.groups.map((g: { id: string }) => g.id)).toEqual([group.id]);
     });
 
+    it('takes the name given with the signup, trimmed (Kith addition)', async () => {
+      const res = await signup({
+        login: uniqueMail('named'),
+        password: 'a fine password',
+        invite_key: group.secret_key,
+        name: '  Carla Dupont  ',
+      });
+      expect(res.status).toBe(200);
+      expect((await api.get('/me', { key: res.body.api_key })).body.name).toBe('Carla Dupont');
+    });
+
+    it('names the user from the e-mail when the given name is blank', async () => {
+      const login = uniqueMail('blank');
+      const res = await signup({ login, password: 'a fine password', invite_key: group.secret_key, name: '   ' });
+      expect(res.status).toBe(200);
+      expect((await api.get('/me', { key: res.body.api_key })).body.name).toBe(login.split('@')[0]);
+    });
+
+    it.each([['<b>Carla</b>'], ['x'.repeat(129)], ['tab\there']])(
+      'refuses the name %j with 400 invalid_name and creates no account',
+      async (name) => {
+        const login = uniqueMail('badname');
+        expectError(
+          await signup({ login, password: 'a fine password', invite_key: group.secret_key, name }),
+          400,
+          'invalid_name',
+          { field: 'name' },
+        );
+        // The address is still free: a signup without the bad name creates the account.
+        const retry = await signup({ login, password: 'a fine password', invite_key: group.secret_key });
+        expect(retry.status).toBe(200);
+        expect((await api.get('/me', { key: retry.body.api_key })).body.name).toBe(login.split('@')[0]);
+      },
+    );
+
+    it('ignores the name for an existing login, which keeps its own', async () => {
+      const res = await signup({
+        login: ana.user.login,
+        password: ana.password,
+        invite_key: group.secret_key,
+        name: 'Someone Else',
+      });
+      expect(res.status).toBe(200);
+      expect((await api.get('/me', { key: res.body.api_key })).body.name).toBe('Ana');
+    });
+
     it('removes < and > from the name and cuts it to 128 characters', async () => {
       const angled = await signup({
         login: `<b>x${mailCounter}y</b>@example.org`,

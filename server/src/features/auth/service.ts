@@ -1,4 +1,4 @@
-import { LIMITS, isValidNewPassword, nameFromEmail, normalizeEmail } from '@kith/common';
+import { LIMITS, isValidNewPassword, nameFromEmail, normalizeEmail, normalizeName } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { transaction, type Tx } from '../../db/transaction.js';
@@ -34,6 +34,8 @@ const invalidPassword = () =>
     `The password must be ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters long`,
     'password',
   );
+const invalidName = () =>
+  new ApiError(400, 'invalid_name', 'The name must be 1 to 128 characters, without < > or control characters', 'name');
 const invalidEmail = () => new ApiError(400, 'invalid_email', 'This e-mail address is not valid', 'login');
 /** An answer that signs someone in, with the user it is for (the route sets their media cookie). */
 export interface SignedIn<T> {
@@ -121,13 +123,22 @@ export async function signup(
   if (existing !== undefined) return joinExisting(existing);
 
   if (!isValidNewPassword(password)) throw invalidPassword();
+  // The name is a new account's only (an existing login keeps its own). Blank or absent: the
+  // part of the address before @, as before the field existed (docs/api §3.3).
+  const rawName = body.string('name');
+  let name = nameFromEmail(loginName);
+  if (rawName !== undefined && rawName.trim() !== '') {
+    const chosen = normalizeName(rawName);
+    if (chosen === null) throw invalidName();
+    name = chosen;
+  }
   const passwordHash = await hashPassword(password);
   const key = newApiKey(ctx);
   try {
     const user = await transaction(ctx, async (tx, effects) => {
       const inserted = await insertUser(tx, {
         login: loginName,
-        name: nameFromEmail(loginName),
+        name,
         passwordHash,
         apiKey: key,
         notificationEmails: ctx.config.defaultNotificationEmails,
@@ -169,6 +180,7 @@ export async function insertUser(
     default_group_id: null,
     notification_emails: input.notificationEmails,
     lang: null,
+    theme: null,
     created_at: input.now,
     last_activity_date: input.now,
   };

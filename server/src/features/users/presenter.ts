@@ -23,6 +23,7 @@ export function presentMe(user: UserRow, groups: { id: string; name: string }[])
   if (user.notification_emails !== null) data.notification_emails = user.notification_emails;
   if (user.default_group_id !== null) data.default_group = user.default_group_id;
   if (user.lang !== null) data.lang = user.lang;
+  if (user.theme !== null) data.theme = user.theme;
   return {
     id: user.id,
     entityType: 'user' as const,

@@ -437,6 +437,46 @@ describe('PUT /api/users/{id}', () => {
     );
   });
 
+  describe('data.theme (Kith addition)', () => {
+    it.each([['system'], ['light'], ['dark']])('accepts %s and answers it in the Me object', async (theme) => {
+      const { t, api } = h;
+      const ana = await buildUser(t.ctx);
+      const res = await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { data: { theme } } });
+      expect(res.status).toBe(200);
+      expect(res.body.data.theme).toBe(theme);
+      expect((await me(ana.key)).data.theme).toBe(theme);
+    });
+
+    it('is absent from data until it is chosen', async () => {
+      const { t, api } = h;
+      const ana = await buildUser(t.ctx);
+      expect((await me(ana.key)).data).not.toHaveProperty('theme');
+      // Another data key leaves it unset; a later change keeps the other keys.
+      await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { data: { lang: 'fr_FR' } } });
+      expect((await me(ana.key)).data).not.toHaveProperty('theme');
+      await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { data: { theme: 'dark' } } });
+      expect((await me(ana.key)).data).toMatchObject({ lang: 'fr_FR', theme: 'dark' });
+    });
+
+    it.each([['Dark'], ['blue'], [''], [1]])(
+      'refuses %j with 400 invalid_field on data.theme and changes nothing',
+      async (theme) => {
+        const { t, api } = h;
+        const ana = await buildUser(t.ctx);
+        await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { data: { theme: 'light' } } });
+        expectError(
+          await api.put(`/users/${ana.user.id}`, { key: ana.key, body: { name: 'Renamed', data: { theme } } }),
+          400,
+          'invalid_field',
+          'data.theme',
+        );
+        const after = await me(ana.key);
+        expect(after.data.theme).toBe('light');
+        expect(after.name).not.toBe('Renamed');
+      },
+    );
+  });
+
   describe('data.default_group', () => {
     it('accepts a group the caller belongs to, as a string or as {id}', async () => {
       const { t, api } = h;

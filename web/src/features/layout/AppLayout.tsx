@@ -6,6 +6,7 @@ import { Spinner } from '../../components/Spinner';
 import { DEFAULT_LANG } from '../../lib/config';
 import { setLanguage } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { applyTheme, themeChoice } from '../../lib/theme';
 import { useLiveEvents } from '../live/useLiveEvents';
 import { Nav } from './Nav';
 import { OfflineIndicator } from './OfflineIndicator';
@@ -17,8 +18,8 @@ export function useApiKey(): string | null {
 }
 
 /**
- * The logged-in area: visitors go to /login; the user is loaded once, their language applied,
- * and the live stream opened.
+ * The logged-in area: visitors go to /login; the user is loaded once, their language and colour
+ * scheme applied, and the live stream opened.
  */
 export function AppLayout() {
   const key = useApiKey();
@@ -30,6 +31,12 @@ export function AppLayout() {
   useEffect(() => {
     if (me.data !== undefined) void setLanguage(lang ?? DEFAULT_LANG);
   }, [me.data, lang]);
+
+  // The colour scheme follows the account (`data.theme`), on load and whenever it is saved.
+  const theme = me.data === undefined ? undefined : themeChoice(me.data.data.theme);
+  useEffect(() => {
+    if (theme !== undefined) applyTheme(theme);
+  }, [theme]);
 
   // An answer without an id means "not logged in" (product spec §4).
   const noUser = me.data !== undefined && !me.data.id;

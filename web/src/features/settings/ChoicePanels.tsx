@@ -1,0 +1,204 @@
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { Link } from 'react-router';
+import {
+  bcp47,
+  FALLBACK_LANGUAGE,
+  isOfferedLanguage,
+  type Language,
+  LANGUAGE_NAMES,
+  LANGUAGES,
+  type Me,
+  NOTIFICATION_EMAIL_FREQUENCIES,
+  type NotificationEmailFrequency,
+} from '@kith/common';
+import { DEFAULT_LANG } from '../../lib/config';
+import { setLanguage, useTranslation } from '../../lib/i18n';
+import { applyTheme, THEME_CHOICES, themeChoice } from '../../lib/theme';
+import ui from '../../styles/ui.module.css';
+import { defaultGroupOf } from './settings';
+import { type MeChanges, useSaveMe } from './useSaveMe';
+import styles from './Settings.module.css';
+
+interface Option<V extends string> {
+  value: V;
+  label: string;
+  /** The language the label is written in, when it is not the interface's. */
+  lang?: string;
+}
+
+interface ChoiceFormProps<V extends string> {
+  me: Me;
+  /** `radios` for a few choices shown at once, `select` for a long list. */
+  kind: 'radios' | 'select';
+  legend: string;
+  hint?: ReactNode;
+  options: readonly Option<V>[];
+  initial: V;
+  changes: (value: V) => MeChanges;
+  /** Runs once the server kept the choice (switching the language or the colours at once). */
+  after?: (value: V) => Promise<void> | void;
+}
+
+/** One setting chosen among fixed values, saved with its own button. */
+function ChoiceForm<V extends string>({
+  me,
+  kind,
+  legend,
+  hint,
+  options,
+  initial,
+  changes,
+  after,
+}: ChoiceFormProps<V>) {
+  const { t } = useTranslation();
+  const { pending, save } = useSaveMe(me.id);
+  const [value, setValue] = useState<V>(initial);
+  const id = useId();
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void save(changes(value), () => after?.(value));
+  };
+
+  return (
+    <form className={ui.form} onSubmit={submit}>
+      {kind === 'radios' ? (
+        <fieldset className={styles.fieldset} aria-describedby={hint ? `${id}-hint` : undefined}>
+          <legend className={styles.legend}>{legend}</legend>
+          {hint && (
+            <p id={`${id}-hint`} className={ui.muted}>
+              {hint}
+            </p>
+          )}
+          <div className={styles.choices}>
+            {options.map((option) => (
+              <label key={option.value} className={styles.choice}>
+                <input
+                  type="radio"
+                  name={id}
+                  value={option.value}
+                  checked={value === option.value}
+                  onChange={() => setValue(option.value)}
+                />
+                <span lang={option.lang}>{option.label}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ) : (
+        <div className={ui.label}>
+          <label htmlFor={`${id}-select`}>{legend}</label>
+          <select
+            id={`${id}-select`}
+            className={ui.input}
+            value={value}
+            aria-describedby={hint ? `${id}-hint` : undefined}
+            onChange={(event) => setValue(event.target.value as V)}
+          >
+            {options.map((option) => (
+              <option key={option.value} value={option.value} lang={option.lang}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+          {hint && (
+            <span id={`${id}-hint`} className={`${ui.muted} ${styles.hint}`}>
+              {hint}
+            </span>
+          )}
+        </div>
+      )}
+      <div>
+        <button className={ui.button} type="submit" disabled={pending}>
+          {t('settings.save')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** How often notification digests are e-mailed (product spec §3, §9). */
+export function NotificationsPanel({ me }: { me: Me }) {
+  const { t } = useTranslation();
+  const current = me.data.notification_emails;
+  const initial = (NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(current ?? '')
+    ? (current as NotificationEmailFrequency)
+    : 'none';
+  return (
+    <ChoiceForm
+      me={me}
+      kind="radios"
+      legend={t('settings.notifications_legend')}
+      hint={t('settings.notifications_hint')}
+      options={NOTIFICATION_EMAIL_FREQUENCIES.map((value) => ({ value, label: t(`settings.frequency_${value}`) }))}
+      initial={initial}
+      changes={(notification_emails) => ({ data: { notification_emails } })}
+    />
+  );
+}
+
+/**
+ * The language AppLayout applies: the account's, else the page's default. Not `i18n.language`,
+ * which still holds the previous one while a just-loaded account's texts download.
+ */
+function languageOf(me: Me): Language {
+  const code = [me.data.lang, DEFAULT_LANG].find((lang) => lang !== undefined && isOfferedLanguage(lang));
+  return code ?? FALLBACK_LANGUAGE;
+}
+
+/** The interface language, each named in itself; saving switches the interface at once. */
+export function LanguagePanel({ me }: { me: Me }) {
+  const { t } = useTranslation();
+  return (
+    <ChoiceForm
+      me={me}
+      kind="select"
+      legend={t('settings.language')}
+      hint={t('settings.language_hint')}
+      options={LANGUAGES.map((value) => ({ value, label: LANGUAGE_NAMES[value], lang: bcp47(value) }))}
+      initial={languageOf(me)}
+      changes={(lang) => ({ data: { lang } })}
+      after={(lang) => setLanguage(lang)}
+    />
+  );
+}
+
+/** The colour scheme, kept in the account so that every device shows it. */
+export function AppearancePanel({ me }: { me: Me }) {
+  const { t } = useTranslation();
+  return (
+    <ChoiceForm
+      me={me}
+      kind="radios"
+      legend={t('settings.appearance_legend')}
+      hint={t('settings.appearance_hint')}
+      options={THEME_CHOICES.map((value) => ({ value, label: t(`settings.theme_${value}`) }))}
+      initial={themeChoice(me.data.theme)}
+      changes={(theme) => ({ data: { theme } })}
+      after={(theme) => applyTheme(theme)}
+    />
+  );
+}
+
+/** The group `/` leads to (product spec §2). */
+export function DefaultGroupPanel({ me }: { me: Me }) {
+  const { t } = useTranslation();
+  if (me.groups.length === 0) {
+    return (
+      <p>
+        {t('settings.no_groups')} <Link to="/create-group">{t('nav.create_group')}</Link>
+      </p>
+    );
+  }
+  return (
+    <ChoiceForm
+      me={me}
+      kind="select"
+      legend={t('settings.default_group')}
+      hint={t('settings.default_group_hint')}
+      options={me.groups.map((group) => ({ value: group.id, label: group.name }))}
+      initial={defaultGroupOf(me)}
+      changes={(default_group) => ({ data: { default_group } })}
+    />
+  );
+}
