@@ -1,11 +1,12 @@
-import { useEffect, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useMe } from '../../api/queries';
 import { LoadError } from '../../components/LoadError';
 import { Spinner } from '../../components/Spinner';
 import { DEFAULT_LANG } from '../../lib/config';
-import { setLanguage } from '../../lib/i18n';
+import { setLanguage, useTranslation } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { loginPathFor } from '../auth/nextPath';
 import { useLiveEvents } from '../live/useLiveEvents';
 import { Nav } from './Nav';
 import { OfflineIndicator } from './OfflineIndicator';
@@ -17,10 +18,12 @@ export function useApiKey(): string | null {
 }
 
 /**
- * The logged-in area: visitors go to /login; the user is loaded once, their language applied,
- * and the live stream opened.
+ * The logged-in area: visitors go to /login, which brings them back here (path, query and hash)
+ * once signed in; the user is loaded once, their language applied, and the live stream opened.
  */
 export function AppLayout() {
+  const { t } = useTranslation();
+  const mainRef = useRef<HTMLElement>(null);
   const key = useApiKey();
   const location = useLocation();
   const me = useMe(key !== null);
@@ -37,13 +40,26 @@ export function AppLayout() {
     if (noUser) clearSession();
   }, [noUser]);
 
-  if (key === null || noUser) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  if (key === null || noUser)
+    return <Navigate to={loginPathFor(`${location.pathname}${location.search}${location.hash}`)} replace />;
   if (me.data === undefined)
     return me.isError ? <LoadError error={me.error} onRetry={() => void me.refetch()} /> : <Spinner />;
   return (
     <div className={styles.shell}>
+      {/* The first stop of the Tab key, past the navigation. Focus is moved by hand: following
+          the hash alone would leave it where it was in some browsers, and change the URL. */}
+      <a
+        className={styles.skip}
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          mainRef.current?.focus();
+        }}
+      >
+        {t('nav.skip_to_content')}
+      </a>
       <Nav me={me.data} />
-      <main className={styles.main}>
+      <main id="main" ref={mainRef} tabIndex={-1} className={styles.main}>
         <Outlet />
       </main>
       <OfflineIndicator />
