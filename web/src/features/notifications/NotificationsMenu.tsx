@@ -1,13 +1,12 @@
 import { useNavigate } from 'react-router';
 import { LIMITS } from '@kith/common';
 import { useNotifications } from '../../api/queries';
-import type { Notification } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { useTranslation } from '../../lib/i18n';
-import { unreadCount } from './newness';
-import { notificationLink, notificationText } from './notificationText';
+import { collapseNotifications, entryTarget, type NotificationEntry, unreadEntries } from './collapse';
+import { entryText, notificationLink } from './notificationText';
 import { useNotificationActions } from './useNotificationActions';
 import styles from './NotificationsMenu.module.css';
 
@@ -19,20 +18,24 @@ function BellIcon() {
   );
 }
 
-/** The bell with its unread badge, and the list of the 20 latest notifications. */
+/**
+ * The bell with its unread badge, and the 20 latest entries: comments on one message collapse into
+ * one entry, which the badge counts once and which is read or removed as a whole.
+ */
 export function NotificationsMenu() {
   const { t } = useTranslation();
   const age = useRelativeTime();
   const navigate = useNavigate();
   const { data = [] } = useNotifications();
   const { markRead, markAllRead, remove } = useNotificationActions();
-  const shown = data.slice(0, LIMITS.notificationsShown);
-  const unread = unreadCount(data);
+  const entries = collapseNotifications(data);
+  const shown = entries.slice(0, LIMITS.notificationsShown);
+  const unread = unreadEntries(entries);
 
-  const open = (n: Notification, close: () => void) => {
-    markRead([n.id]);
+  const open = (entry: NotificationEntry, close: () => void) => {
+    markRead(entry.all.filter((n) => !n.read).map((n) => n.id));
     close();
-    const link = notificationLink(n);
+    const link = notificationLink(entryTarget(entry));
     if (link === null) return;
     if (/^https?:\/\//.test(link)) window.location.assign(link);
     else void navigate(link);
@@ -66,13 +69,13 @@ export function NotificationsMenu() {
           </div>
           {shown.length === 0 && <p className={styles.empty}>{t('notifications.empty')}</p>}
           <ul className={styles.list}>
-            {shown.map((n) => (
-              <li key={n.id} className={n.read ? styles.item : `${styles.item} ${styles.unread}`}>
-                <button type="button" className={styles.open} onClick={() => open(n, close)}>
-                  <Avatar user={n.fromUser} px={36} />
+            {shown.map((entry) => (
+              <li key={entry.lead.id} className={entry.unread ? `${styles.item} ${styles.unread}` : styles.item}>
+                <button type="button" className={styles.open} onClick={() => open(entry, close)}>
+                  <Avatar user={entry.lead.fromUser} px={36} />
                   <span className={styles.text}>
-                    <span>{notificationText(t, n)}</span>
-                    <span className={styles.time}>{age(n.createdAt)}</span>
+                    <span>{entryText(t, entry)}</span>
+                    <span className={styles.time}>{age(entry.lead.createdAt)}</span>
                   </span>
                 </button>
                 <button
@@ -80,7 +83,7 @@ export function NotificationsMenu() {
                   className={styles.remove}
                   aria-label={t('notifications.remove')}
                   title={t('notifications.remove')}
-                  onClick={() => remove(n.id)}
+                  onClick={() => remove(entry.all.map((n) => n.id))}
                 >
                   ×
                 </button>
