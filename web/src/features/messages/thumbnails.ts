@@ -10,7 +10,7 @@ export const THUMBNAIL_WIDTHS = [720, 1366, 2048] as const;
 export function thumbnailWidth(cssWidth: number, pixelRatio: number): number {
   const ratio = Number.isFinite(pixelRatio) && pixelRatio > 0 ? pixelRatio : 1;
   const needed = cssWidth * ratio;
-  return THUMBNAIL_WIDTHS.find((width) => width >= needed) ?? THUMBNAIL_WIDTHS[THUMBNAIL_WIDTHS.length - 1];
+  return THUMBNAIL_WIDTHS.find((width) => width >= needed) ?? 2048;
 }
 
 /** The URL of a file's thumbnail `width` pixels wide at most (height unbounded). */

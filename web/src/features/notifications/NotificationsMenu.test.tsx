@@ -57,7 +57,7 @@ describe('NotificationsMenu', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Notifications, 1 unread' }));
     const items = screen.getAllByRole('listitem');
     expect(items).toHaveLength(1);
-    expect(items[0].textContent).toContain('Bob and 2 others commented on “Beach day” in Family');
+    expect(items[0]?.textContent).toContain('Bob and 2 others commented on “Beach day” in Family');
   });
 
   it('opening the entry marks every unread one of it read and opens the first new comment', async () => {

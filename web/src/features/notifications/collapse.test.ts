@@ -21,9 +21,9 @@ describe('collapseNotifications', () => {
     ];
     const entries = collapseNotifications(list);
     expect(entries.map((entry) => entry.all.map((n) => n.id))).toEqual([['n1', 'n2', 'n4'], ['j1'], ['n3']]);
-    expect(entries[0].lead.id).toBe('n1');
+    expect(entries[0]?.lead.id).toBe('n1');
     // Bob commented twice: named once.
-    expect(entries[0].people).toEqual(['Bob', 'Alice']);
+    expect(entries[0]?.people).toEqual(['Bob', 'Alice']);
   });
 
   it('never collapses other kinds, even about the same group', () => {
@@ -38,7 +38,7 @@ describe('collapseNotifications', () => {
       comment('n3', 'Cid'),
       { ...joined, read: true },
     ]);
-    expect(entries[0].unread).toBe(true);
+    expect(entries[0]?.unread).toBe(true);
     expect(unreadEntries(entries)).toBe(1);
     const read = collapseNotifications([comment('n1', 'Bob', { read: true }), comment('n2', 'Alice', { read: true })]);
     expect(unreadEntries(read)).toBe(0);
@@ -51,15 +51,15 @@ describe('collapseNotifications', () => {
       comment('n2', 'Alice'),
       comment('n3', 'Cid', { read: true }),
     ]);
-    expect(entryTarget(entry).id).toBe('n2');
+    expect(entryTarget(entry!).id).toBe('n2');
     const [read] = collapseNotifications([comment('n1', 'Bob', { read: true }), comment('n2', 'Al', { read: true })]);
-    expect(entryTarget(read).id).toBe('n1');
+    expect(entryTarget(read!).id).toBe('n1');
   });
 });
 
 describe('entryText', () => {
   const text = (...list: Parameters<typeof comment>[]) =>
-    entryText(i18n.t, collapseNotifications(list.map((args) => comment(...args)))[0]);
+    entryText(i18n.t, collapseNotifications(list.map((args) => comment(...args)))[0]!);
 
   it('names one commenter as a single notification does', () => {
     expect(text(['n1', 'Bob'], ['n2', 'Bob'])).toBe('Bob commented on “Beach day” in Family');

@@ -48,6 +48,5 @@ export function unreadEntries(entries: readonly NotificationEntry[]): number {
  * one (the comment window shows the ones around it), else the newest.
  */
 export function entryTarget(entry: NotificationEntry): Notification {
-  const unread = entry.all.filter((n) => !n.read);
-  return unread.length > 0 ? unread[unread.length - 1] : entry.lead;
+  return entry.all.findLast((n) => !n.read) ?? entry.lead;
 }
