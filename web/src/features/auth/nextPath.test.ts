@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loginPathFor, safeNextPath } from './nextPath';
+import { safeNextPath } from './nextPath';
 
 describe('safeNextPath', () => {
   it('keeps a path of the app with its query and hash', () => {
@@ -33,16 +33,5 @@ describe('safeNextPath', () => {
     expect(safeNextPath('')).toBeNull();
     expect(safeNextPath('/login')).toBeNull();
     expect(safeNextPath('/login?next=%2Flogin')).toBeNull();
-  });
-});
-
-describe('loginPathFor', () => {
-  it('carries the path, query and hash in `next`', () => {
-    expect(loginPathFor('/messages/y/z?focus=reply#c')).toBe('/login?next=%2Fmessages%2Fy%2Fz%3Ffocus%3Dreply%23c');
-  });
-
-  it('leaves `next` out for the start page and for what it would refuse', () => {
-    expect(loginPathFor('/')).toBe('/login');
-    expect(loginPathFor('//evil.example')).toBe('/login');
   });
 });

@@ -32,9 +32,3 @@ export function safeNextPath(value: string | null | undefined): string | null {
   if (url.pathname === '/login' || url.pathname.startsWith('/login/')) return null;
   return `${url.pathname}${url.search}${url.hash}`;
 }
-
-/** The /login address that brings the visitor back to `path` (query and hash included) afterwards. */
-export function loginPathFor(path: string): string {
-  const next = safeNextPath(path);
-  return next === null || next === '/' ? '/login' : `/login?${NEXT_PARAM}=${encodeURIComponent(next)}`;
-}

@@ -6,7 +6,6 @@ import { Spinner } from '../../components/Spinner';
 import { DEFAULT_LANG } from '../../lib/config';
 import { setLanguage, useTranslation } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
-import { loginPathFor } from '../auth/nextPath';
 import { useLiveEvents } from '../live/useLiveEvents';
 import { Nav } from './Nav';
 import { OfflineIndicator } from './OfflineIndicator';
@@ -40,8 +39,12 @@ export function AppLayout() {
     if (noUser) clearSession();
   }, [noUser]);
 
-  if (key === null || noUser)
-    return <Navigate to={loginPathFor(`${location.pathname}${location.search}${location.hash}`)} replace />;
+  if (key === null || noUser) {
+    // The way back rides in the query (it survives a reload of /login); the login screen checks it
+    // (features/auth/nextPath.ts), so this first-screen code only writes it.
+    const here = `${location.pathname}${location.search}${location.hash}`;
+    return <Navigate to={here === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`} replace />;
+  }
   if (me.data === undefined)
     return me.isError ? <LoadError error={me.error} onRetry={() => void me.refetch()} /> : <Spinner />;
   return (

@@ -51,11 +51,12 @@ afterEach(() => {
 });
 
 describe('NotificationsMenu', () => {
-  it('shows three comments on one message as one entry, counted once in the badge', () => {
+  it('shows three comments on one message as one entry, counted once in the badge', async () => {
     renderMenu();
     expect(screen.getByTestId('unread-badge').textContent).toBe('1');
     fireEvent.click(screen.getByRole('button', { name: 'Notifications, 1 unread' }));
-    const items = screen.getAllByRole('listitem');
+    // The panel is a lazily loaded chunk.
+    const items = await screen.findAllByRole('listitem');
     expect(items).toHaveLength(1);
     expect(items[0]?.textContent).toContain('Bob and 2 others commented on “Beach day” in Family');
   });
@@ -63,7 +64,7 @@ describe('NotificationsMenu', () => {
   it('opening the entry marks every unread one of it read and opens the first new comment', async () => {
     const { calls } = renderMenu();
     fireEvent.click(screen.getByRole('button', { name: /Notifications/ }));
-    fireEvent.click(screen.getByRole('button', { name: /Bob and 2 others/ }));
+    fireEvent.click(await screen.findByRole('button', { name: /Bob and 2 others/ }));
     await waitFor(() => expect(calls()).toHaveLength(2));
     expect(calls().sort()).toEqual(['PUT /api/notifications/n1', 'PUT /api/notifications/n2']);
     expect(screen.getByTestId('where').textContent).toBe('/messages/m1/c-n2');
@@ -73,7 +74,7 @@ describe('NotificationsMenu', () => {
   it('removing the entry deletes every notification of it', async () => {
     const { client, calls } = renderMenu();
     fireEvent.click(screen.getByRole('button', { name: /Notifications/ }));
-    fireEvent.click(screen.getByRole('button', { name: 'Remove' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Remove' }));
     await waitFor(() => expect(calls()).toHaveLength(3));
     expect(calls().sort()).toEqual([
       'DELETE /api/notifications/n1',

@@ -1,14 +1,13 @@
-import { useNavigate } from 'react-router';
+import { lazy, Suspense } from 'react';
 import { LIMITS } from '@kith/common';
 import { useNotifications } from '../../api/queries';
-import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
-import { useRelativeTime } from '../../hooks/useRelativeTime';
+import { Spinner } from '../../components/Spinner';
 import { useTranslation } from '../../lib/i18n';
-import { collapseNotifications, entryTarget, type NotificationEntry, unreadEntries } from './collapse';
-import { entryText, notificationLink } from './notificationText';
-import { useNotificationActions } from './useNotificationActions';
+import { collapseNotifications, unreadEntries } from './collapse';
 import styles from './NotificationsMenu.module.css';
+
+const NotificationsPanel = lazy(() => import('./NotificationsPanel'));
 
 function BellIcon() {
   return (
@@ -24,22 +23,10 @@ function BellIcon() {
  */
 export function NotificationsMenu() {
   const { t } = useTranslation();
-  const age = useRelativeTime();
-  const navigate = useNavigate();
   const { data = [] } = useNotifications();
-  const { markRead, markAllRead, remove } = useNotificationActions();
   const entries = collapseNotifications(data);
   const shown = entries.slice(0, LIMITS.notificationsShown);
   const unread = unreadEntries(entries);
-
-  const open = (entry: NotificationEntry, close: () => void) => {
-    markRead(entry.all.filter((n) => !n.read).map((n) => n.id));
-    close();
-    const link = notificationLink(entryTarget(entry));
-    if (link === null) return;
-    if (/^https?:\/\//.test(link)) window.location.assign(link);
-    else void navigate(link);
-  };
 
   return (
     <Dropdown
@@ -58,39 +45,11 @@ export function NotificationsMenu() {
       }
     >
       {(close) => (
-        <section className={styles.panel} aria-label={t('notifications.title')}>
-          <div className={styles.head}>
-            <h2>{t('notifications.title')}</h2>
-            {unread > 0 && (
-              <button type="button" className={styles.readAll} onClick={markAllRead}>
-                {t('notifications.read_all')}
-              </button>
-            )}
-          </div>
-          {shown.length === 0 && <p className={styles.empty}>{t('notifications.empty')}</p>}
-          <ul className={styles.list}>
-            {shown.map((entry) => (
-              <li key={entry.lead.id} className={entry.unread ? `${styles.item} ${styles.unread}` : styles.item}>
-                <button type="button" className={styles.open} onClick={() => open(entry, close)}>
-                  <Avatar user={entry.lead.fromUser} px={36} />
-                  <span className={styles.text}>
-                    <span>{entryText(t, entry)}</span>
-                    <span className={styles.time}>{age(entry.lead.createdAt)}</span>
-                  </span>
-                </button>
-                <button
-                  type="button"
-                  className={styles.remove}
-                  aria-label={t('notifications.remove')}
-                  title={t('notifications.remove')}
-                  onClick={() => remove(entry.all.map((n) => n.id))}
-                >
-                  ×
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
+        // The list is its own chunk, loaded on the first opening: the first screen carries only
+        // the bell and its count.
+        <Suspense fallback={<Spinner />}>
+          <NotificationsPanel entries={shown} unread={unread} close={close} />
+        </Suspense>
       )}
     </Dropdown>
   );
