@@ -221,7 +221,11 @@ describe('keyboard', () => {
       await screenshot(page, `details-skip-link-${viewport}`);
       await page.keyboard.press('Enter');
       expect(
-        await page.evaluate(() => (globalThis as unknown as { document: Document }).document.activeElement?.id),
+        await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement
+              ?.id,
+        ),
       ).toBe('main');
 
       const bell = page.getByRole('button', { name: /^Notifications/ });
@@ -300,7 +304,11 @@ describe('another script', () => {
       await visible(page.locator('main article').first());
       await expect
         .poll(() =>
-          page.evaluate(() => (globalThis as unknown as { document: Document }).document.documentElement.lang),
+          page.evaluate(
+            () =>
+              (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement
+                .lang,
+          ),
         )
         .toMatch(/^ru/);
       await screenshot(page, `details-feed-ru-${viewport}`);
