@@ -90,6 +90,14 @@ describe('useRevealedCount', () => {
     expect(FakeObserver.live.size).toBe(0);
   });
 
+  it('leaves a page that scrolls to the scroll rule, even with the end on screen', async () => {
+    layout(10_000, 0);
+    FakeObserver.onScreen = true;
+    render(<Feed groupId="g1" loaded={100} />);
+    await settle();
+    expect(shown()).toBe(firstScreen);
+  });
+
   it('stops revealing once the screen is full, and goes on when the end comes into view', async () => {
     render(<Feed groupId="g1" loaded={100} />);
     await settle();

@@ -37,13 +37,16 @@ export function useRevealedCount(groupId: string, loaded: number): [number, RefO
   useEffect(() => {
     const end = endRef.current;
     if (end === null || loaded === 0 || visible >= loaded || typeof IntersectionObserver === 'undefined') return;
-    // The end of the cards on screen: the screen is not filled. A fresh observer reports at once,
+    // The end of the cards on screen of a page too short to scroll: the screen is not filled. A fresh observer reports at once,
     // and there is one per count, so a reveal that still leaves the screen unfilled is followed by
     // another, until the screen is full or every loaded card shows. Layout changes (a picture
     // decoding, the window growing) are seen too, which a measurement after rendering would miss.
     let revealed = false;
     const observer = new IntersectionObserver((entries) => {
       if (revealed || !entries.some((entry) => entry.isIntersecting)) return;
+      // On a page that scrolls, the end shows only once the reader scrolled to it, and the scroll
+      // rule above has revealed more already.
+      if (document.documentElement.scrollHeight > window.innerHeight) return;
       revealed = true;
       setVisible((count) => count + FEED_STEP);
     });
