@@ -107,7 +107,8 @@ describe('outside the logged-in area', () => {
   it('sends a visitor from a group page and from / to /login (phone)', async () => {
     const { page } = await open('phone');
     await page.goto(`${kith.url}/groups/${SOME_UUID}`);
-    await page.waitForURL(`${kith.url}/login`);
+    // The way back rides along, to be followed once signed in (e2e/details.e2e.test.ts).
+    await page.waitForURL(`${kith.url}/login?next=${encodeURIComponent(`/groups/${SOME_UUID}`)}`);
     await visible(page.getByRole('heading', { name: 'Sign in' }));
     await visible(page.getByLabel('Password', { exact: true }));
     await screenshot(page, 'phone-login');

@@ -97,7 +97,7 @@ export const Info = Type.Object({
   upload: Flags(UPLOAD_KEYS),
   default_lang: Type.String(),
   allow_email: Type.Boolean(),
-  show: Flags(['group_invitation_links', 'public_links'] as const),
+  show: Flags(['group_invitation_links', 'public_links', 'link_previews'] as const),
   limits: Type.Object({
     text: Type.Integer(),
     title: Type.Integer(),

@@ -10,10 +10,14 @@ interface DropdownProps {
   children: (close: () => void) => ReactNode;
 }
 
-/** A button with a menu that closes on a click elsewhere, on Escape, and after choosing. */
+/**
+ * A button with a menu that closes on a click elsewhere, on Escape, and after choosing. Escape also
+ * gives the focus back to the button, so a keyboard user is not left on the page's start.
+ */
 export function Dropdown({ label, ariaLabel, align = 'left', buttonClassName, children }: DropdownProps) {
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
   const id = useId();
 
   useEffect(() => {
@@ -22,7 +26,9 @@ export function Dropdown({ label, ariaLabel, align = 'left', buttonClassName, ch
       if (!root.current?.contains(event.target as Node)) setOpen(false);
     };
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setOpen(false);
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      button.current?.focus();
     };
     document.addEventListener('pointerdown', onPointer);
     document.addEventListener('keydown', onKey);
@@ -35,6 +41,7 @@ export function Dropdown({ label, ariaLabel, align = 'left', buttonClassName, ch
   return (
     <div className={styles.root} ref={root}>
       <button
+        ref={button}
         type="button"
         className={buttonClassName ?? styles.button}
         aria-label={ariaLabel}

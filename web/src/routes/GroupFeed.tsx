@@ -28,7 +28,7 @@ export default function GroupFeed() {
   const cards = feed.data?.pages.flatMap((page) => page.messages) ?? [];
   const loaded = cards.length;
   const hasMore = feed.hasNextPage;
-  const [visible, pageRef] = useRevealedCount(id, loaded);
+  const [visible, cardsEndRef] = useRevealedCount(id, loaded);
 
   const { fetchNextPage, isFetchingNextPage } = feed;
   useEffect(() => {
@@ -38,7 +38,7 @@ export default function GroupFeed() {
   if (feed.isError) return <LoadError error={feed.error} onRetry={() => void feed.refetch()} />;
 
   return (
-    <div ref={pageRef} className={styles.page}>
+    <div className={styles.page}>
       <header className={styles.header}>
         <h1 className={styles.name}>{groupName}</h1>
         <div className={ui.row}>
@@ -86,6 +86,7 @@ export default function GroupFeed() {
           ))}
         </div>
       )}
+      <div ref={cardsEndRef} />
       {isFetchingNextPage && <Spinner />}
       <Link className={styles.write} to={`/groups/${id}/write`} aria-label={t('feed.write')} title={t('feed.write')}>
         <svg width="28" height="28" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { EmailField, PasswordField } from '../features/auth/fields';
+import { NEXT_PARAM, safeNextPath } from '../features/auth/nextPath';
 import { useSignIn } from '../features/auth/useSignIn';
 import { useSubmit } from '../hooks/useSubmit';
 import { call } from '../lib/api';
@@ -8,10 +9,15 @@ import { useTranslation } from '../lib/i18n';
 import { showAlert } from '../lib/notify';
 import ui from '../styles/ui.module.css';
 
-/** /login, with a forgot-password mode that asks only for the e-mail. */
+/**
+ * /login, with a forgot-password mode that asks only for the e-mail. Signing in goes back to the
+ * page named by `?next=` (a visitor sent here from the signed-in area), else to the start.
+ */
 export default function Login() {
   const { t } = useTranslation();
   const signIn = useSignIn();
+  const [query] = useSearchParams();
+  const next = safeNextPath(query.get(NEXT_PARAM));
   const [forgot, setForgot] = useState(false);
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
@@ -27,7 +33,7 @@ export default function Login() {
         setForgot(false);
       } else {
         const answer = await call('POST /api/login', { body: { login: mail, password } });
-        signIn(answer.api_key);
+        signIn(answer.api_key, next ?? '/');
       }
     });
   };

@@ -12,12 +12,14 @@ import { MessageView } from '../features/messages/MessageView';
 import { useRouteState } from '../features/layout/useRouteState';
 import { useNotificationActions } from '../features/notifications/useNotificationActions';
 import { matchingUnread } from '../features/notifications/newness';
+import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
 import styles from './MessagePage.module.css';
 
 /** /messages/{id} and /messages/{id}/{child_id}: a message, its comments and the reply box. */
 export default function MessagePage() {
   const { id = '', childId } = useParams();
+  const { t } = useTranslation();
   const { backUrl } = useRouteState();
   const [params] = useSearchParams();
   const navigate = useNavigate();
@@ -49,6 +51,8 @@ export default function MessagePage() {
 
   return (
     <div className={ui.page}>
+      {/* The page's one heading, for screen readers: the visible title is the message's own. */}
+      <h1 className="visually-hidden">{data.data.title?.trim() || t('message.untitled')}</h1>
       <Breadcrumbs message={data} />
       <article className={ui.card}>
         <MessageView

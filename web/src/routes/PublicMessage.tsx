@@ -19,6 +19,8 @@ export default function PublicMessage() {
   if (message.data === undefined) return <Spinner />;
   return (
     <main className={ui.page}>
+      {/* The page's one heading, for screen readers: the visible title is the message's own. */}
+      <h1 className="visually-hidden">{message.data.data.title?.trim() || t('message.untitled')}</h1>
       <article className={ui.card}>
         <MessageContent message={message.data} />
       </article>

@@ -31,6 +31,7 @@ export default function StopNotificationEmails() {
 
   return (
     <main className={ui.narrow}>
+      <h1 className={ui.title}>{t('stop_emails.title')}</h1>
       <div className={ui.card} role="status">
         {state === 'loading' && <Spinner />}
         {state === 'done' && <p>{t('stop_emails.done')}</p>}

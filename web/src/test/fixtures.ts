@@ -1,6 +1,6 @@
 // API objects for the web client's component tests, typed by the server's schemas (@kith/common):
 // a fixture that drifts from what the server answers does not compile.
-import type { Me, Message } from '@kith/common';
+import type { Me, Message, Notification } from '@kith/common';
 
 /** Noon, 1 January 2026, in seconds. */
 export const NOW_SECONDS = 1767268800;
@@ -38,6 +38,30 @@ export function message(overrides: Partial<Message> = {}): Message {
     isPublic: false,
     isDeleted: false,
     can: { edit: false, delete: false, publish: false },
+    ...overrides,
+  };
+}
+
+/** An unread comment by `name` (id `${name}`) on Ana's message m1 “Beach day” in Family. */
+export function commentNotification(
+  id: string,
+  name: string | null,
+  overrides: Partial<Notification> = {},
+): Notification {
+  return {
+    id,
+    entityType: 'notification',
+    type: 'new_comment',
+    createdAt: NOW_SECONDS,
+    read: false,
+    target: `c-${id}`,
+    data: {},
+    fromUser: name === null ? null : { id: name.toLowerCase(), entityType: 'user', name, avatar: null },
+    fromGroup: { id: 'g', entityType: 'group', name: 'Family' },
+    fromMessage: { id: 'm1', entityType: 'message' },
+    title: 'Beach day',
+    parentAuthorName: 'Ana',
+    miniature: null,
     ...overrides,
   };
 }

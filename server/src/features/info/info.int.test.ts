@@ -12,6 +12,7 @@ describe('GET /api/info', () => {
       SHOW_INVITATION_LINKS: 'false',
       DEFAULT_LANG: 'fr_FR',
       UPLOAD_MAX_PDF_MB: '7',
+      LINK_PREVIEWS: 'false',
     });
     api = new ApiClient(t.app);
   });
@@ -26,10 +27,20 @@ describe('GET /api/info', () => {
       upload: { image: true, video: false, pdf: true, audio: true },
       default_lang: 'fr_FR',
       allow_email: true,
-      show: { group_invitation_links: false, public_links: true },
+      show: { group_invitation_links: false, public_links: true, link_previews: false },
       limits: { text: 50000, title: 500, name: 128, passwordMin: 8, passwordMax: 128, filesPerMessage: 200 },
     });
     expect(res.body.limits.uploadBytes.pdf).toBe(7 * 1024 * 1024);
+  });
+
+  it('says when link previews are on', async () => {
+    const other = await createTestApp({ LINK_PREVIEWS: 'true' });
+    try {
+      const res = await new ApiClient(other.app).get('/info');
+      expect(res.body.show).toEqual({ group_invitation_links: true, public_links: true, link_previews: true });
+    } finally {
+      await other.close();
+    }
   });
 
   it('ignores a stale key instead of failing', async () => {

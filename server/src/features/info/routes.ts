@@ -20,7 +20,12 @@ export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     default_lang: config.defaultLang,
     allow_email: config.allowEmail,
-    show: { group_invitation_links: config.showInvitationLinks, public_links: config.publicLinks },
+    // link_previews: whether clients should ask for link cards at all (LINK_PREVIEWS).
+    show: {
+      group_invitation_links: config.showInvitationLinks,
+      public_links: config.publicLinks,
+      link_previews: config.linkPreviews,
+    },
     limits: {
       text: LIMITS.text,
       title: LIMITS.title,

@@ -115,21 +115,14 @@ export function Writer({
   };
 
   const picker = (accept: string, label: string, multiple: boolean, testId: string) => (
-    <label className={ui.buttonSecondary}>
-      {label}
-      <input
-        className="visually-hidden"
-        type="file"
-        accept={accept}
-        multiple={multiple}
-        data-testid={testId}
-        onChange={(event) => {
-          const chosen = [...(event.target.files ?? [])];
-          event.target.value = '';
-          if (chosen.length > 0) dispatch({ type: 'add', files: chosen });
-        }}
-      />
-    </label>
+    <FilePicker
+      key={testId}
+      accept={accept}
+      label={label}
+      multiple={multiple}
+      testId={testId}
+      onPick={(chosen) => dispatch({ type: 'add', files: chosen })}
+    />
   );
 
   const expanded = !compact || dirty || message !== undefined;
@@ -198,5 +191,43 @@ export function Writer({
         </div>
       )}
     </form>
+  );
+}
+
+interface FilePickerProps {
+  accept: string;
+  label: string;
+  multiple: boolean;
+  testId: string;
+  onPick: (files: File[]) => void;
+}
+
+/**
+ * A file picker shown as a button. The button is what Tab reaches and what shows the focus ring;
+ * the file input itself stays hidden and out of the tab order, opened by the button's click.
+ */
+function FilePicker({ accept, label, multiple, testId, onPick }: FilePickerProps) {
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" className={ui.buttonSecondary} onClick={() => input.current?.click()}>
+        {label}
+      </button>
+      <input
+        ref={input}
+        className="visually-hidden"
+        type="file"
+        tabIndex={-1}
+        aria-hidden="true"
+        accept={accept}
+        multiple={multiple}
+        data-testid={testId}
+        onChange={(event) => {
+          const chosen = [...(event.target.files ?? [])];
+          event.target.value = '';
+          if (chosen.length > 0) onPick(chosen);
+        }}
+      />
+    </>
   );
 }

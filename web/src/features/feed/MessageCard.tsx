@@ -4,6 +4,7 @@ import { Avatar } from '../../components/Avatar';
 import { imageUrl } from '../../lib/api';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { useTranslation } from '../../lib/i18n';
+import { cardPicture } from './cardPicture';
 import styles from './MessageCard.module.css';
 
 const TEXT_PREVIEW = 280;
@@ -22,6 +23,40 @@ function CommentIcon({ filled }: { filled: boolean }) {
   );
 }
 
+// Small inline icons for files the server makes no picture of (audio, others); labelled, as they
+// stand for the file in the card's link.
+const ICON_PATHS = {
+  audio: 'M9 18V6l11-2v12M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z',
+  file: 'M14 3H6a1 1 0 0 0-1 1v16a1 1 0 0 0 1 1h12a1 1 0 0 0 1-1V8l-5-5Zm0 0v5h5',
+};
+
+function FileIcon({ icon, label }: { icon: keyof typeof ICON_PATHS; label: string }) {
+  return (
+    <span className={styles.icon}>
+      <svg width="48" height="48" viewBox="0 0 24 24" role="img" aria-label={label}>
+        <path d={ICON_PATHS[icon]} fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinejoin="round" />
+      </svg>
+    </span>
+  );
+}
+
+/** The card's picture of its preview file, or an icon for a file that has none. */
+function CardPicture({ picture, fileId }: { picture: ReturnType<typeof cardPicture>; fileId: string }) {
+  const { t } = useTranslation();
+  if (picture.kind === 'icon')
+    return <FileIcon icon={picture.icon} label={picture.icon === 'audio' ? t('feed.audio') : t('feed.file')} />;
+  return (
+    <img
+      className={picture.top ? `${styles.picture} ${styles.top}` : styles.picture}
+      src={imageUrl(picture.image, picture.size, fileId)}
+      alt=""
+      loading="lazy"
+      width={320}
+      height={180}
+    />
+  );
+}
+
 /**
  * A group-feed card: author avatar, title or relative date, text or image preview, and the comment
  * count with a filled icon when there is something new (product spec §2).
@@ -32,22 +67,14 @@ export function MessageCard({ message, isNew, backUrl }: { message: MessagePrevi
   const title = message.data.title?.trim();
   const text = message.data.text?.trim() ?? '';
   const when = age(message.lastActivityDate);
+  const picture = message.preview ? cardPicture(message.preview.type) : null;
   return (
     <article className={styles.card}>
       <Link to={`/messages/${message.id}`} state={{ backUrl }} className={styles.link}>
-        {message.preview ? (
-          <img
-            className={styles.picture}
-            src={imageUrl('crop', '320/180', message.preview.id)}
-            alt=""
-            loading="lazy"
-            width={320}
-            height={180}
-          />
-        ) : (
-          text !== '' && (
-            <p className={styles.text}>{text.length > TEXT_PREVIEW ? `${text.slice(0, TEXT_PREVIEW)}…` : text}</p>
-          )
+        {message.preview && picture && <CardPicture picture={picture} fileId={message.preview.id} />}
+        {/* An icon says little, so the text shows beneath it; a real picture stands alone. */}
+        {picture?.kind !== 'picture' && text !== '' && (
+          <p className={styles.text}>{text.length > TEXT_PREVIEW ? `${text.slice(0, TEXT_PREVIEW)}…` : text}</p>
         )}
         <div className={styles.foot}>
           <Avatar user={message.author} px={32} />

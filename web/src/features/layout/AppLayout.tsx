@@ -1,10 +1,10 @@
-import { useEffect, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useMe } from '../../api/queries';
 import { LoadError } from '../../components/LoadError';
 import { Spinner } from '../../components/Spinner';
 import { DEFAULT_LANG } from '../../lib/config';
-import { setLanguage } from '../../lib/i18n';
+import { setLanguage, useTranslation } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { applyTheme, themeChoice } from '../../lib/theme';
 import { useLiveEvents } from '../live/useLiveEvents';
@@ -18,10 +18,13 @@ export function useApiKey(): string | null {
 }
 
 /**
- * The logged-in area: visitors go to /login; the user is loaded once, their language and colour
- * scheme applied, and the live stream opened.
+ * The logged-in area: visitors go to /login, which brings them back here (path, query and hash)
+ * once signed in; the user is loaded once, their language and colour scheme applied, and the live
+ * stream opened.
  */
 export function AppLayout() {
+  const { t } = useTranslation();
+  const mainRef = useRef<HTMLElement>(null);
   const key = useApiKey();
   const location = useLocation();
   const me = useMe(key !== null);
@@ -44,13 +47,30 @@ export function AppLayout() {
     if (noUser) clearSession();
   }, [noUser]);
 
-  if (key === null || noUser) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  if (key === null || noUser) {
+    // The way back rides in the query (it survives a reload of /login); the login screen checks it
+    // (features/auth/nextPath.ts), so this first-screen code only writes it.
+    const here = `${location.pathname}${location.search}${location.hash}`;
+    return <Navigate to={here === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`} replace />;
+  }
   if (me.data === undefined)
     return me.isError ? <LoadError error={me.error} onRetry={() => void me.refetch()} /> : <Spinner />;
   return (
     <div className={styles.shell}>
+      {/* The first stop of the Tab key, past the navigation. Focus is moved by hand: following
+          the hash alone would leave it where it was in some browsers, and change the URL. */}
+      <a
+        className={styles.skip}
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          mainRef.current?.focus();
+        }}
+      >
+        {t('nav.skip_to_content')}
+      </a>
       <Nav me={me.data} />
-      <main className={styles.main}>
+      <main id="main" ref={mainRef} tabIndex={-1} className={styles.main}>
         <Outlet />
       </main>
       <OfflineIndicator />

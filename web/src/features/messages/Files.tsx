@@ -3,6 +3,7 @@ import { useFile } from '../../api/queries';
 import type { FileObject } from '@kith/common';
 import { fileUrl, imageUrl } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
+import { thumbnailSrcSet, thumbnailUrl, thumbnailWidth } from './thumbnails';
 import styles from './Files.module.css';
 
 const Lightbox = lazy(() => import('../../components/lightbox/Lightbox').then((m) => ({ default: m.Lightbox })));
@@ -67,11 +68,19 @@ export function Files({ files }: { files: FileObject[] }) {
               onClick={() => setOpen(index)}
               aria-label={t('files.open_image', { name: file.name })}
             >
-              <img
-                src={grid ? imageUrl('crop', '320/180', file.id) : imageUrl('thumbnail', '1366/99999', file.id)}
-                alt={file.name}
-                loading="lazy"
-              />
+              {grid ? (
+                <img src={imageUrl('crop', '320/180', file.id)} alt={file.name} loading="lazy" />
+              ) : (
+                // The browser picks the thumbnail by the displayed width (the content column, at
+                // most 720 px) and the screen's density.
+                <img
+                  src={thumbnailUrl(file.id, 720)}
+                  srcSet={thumbnailSrcSet(file.id)}
+                  sizes="(max-width: 720px) 100vw, 720px"
+                  alt={file.name}
+                  loading="lazy"
+                />
+              )}
             </button>
           ))}
         </div>
@@ -102,7 +111,11 @@ export function Files({ files }: { files: FileObject[] }) {
       {open !== null && (
         <Suspense fallback={null}>
           <Lightbox
-            images={images.map((file) => ({ src: imageUrl('thumbnail', '2048/99999', file.id), alt: file.name }))}
+            images={images.map((file) => ({
+              // The lightbox fills the window: the thumbnail that covers its width on this screen.
+              src: thumbnailUrl(file.id, thumbnailWidth(window.innerWidth, window.devicePixelRatio)),
+              alt: file.name,
+            }))}
             index={open}
             onIndexChange={setOpen}
             onClose={() => setOpen(null)}

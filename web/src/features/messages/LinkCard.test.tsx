@@ -1,16 +1,22 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
-import type { LinkPreview } from '@kith/common';
+import type { Info, LinkPreview } from '@kith/common';
 import { initI18n } from '../../lib/i18n';
 import { embedSource, LinkCard } from './LinkCard';
 
 const URL_ = 'https://video.example/watch/1';
 
-function renderCard(preview: LinkPreview) {
+/** The part of /api/info the card reads. */
+function info(linkPreviews: boolean): Info {
+  return { show: { group_invitation_links: true, public_links: true, link_previews: linkPreviews } } as Info;
+}
+
+function renderCard(preview: LinkPreview | undefined, linkPreviews = true) {
   const client = createQueryClient();
-  client.setQueryData(keys.link(URL_), preview);
+  client.setQueryData(keys.info, info(linkPreviews));
+  if (preview !== undefined) client.setQueryData(keys.link(URL_), preview);
   return render(
     <QueryClientProvider client={client}>
       <LinkCard url={URL_} />
@@ -27,7 +33,10 @@ const base: LinkPreview = {
   preview: { id: 'p', entityType: 'file' },
 };
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 beforeAll(async () => {
   await initI18n('en_US');
@@ -46,6 +55,27 @@ describe('embedSource', () => {
 });
 
 describe('LinkCard', () => {
+  it('asks nothing and shows nothing when the server turned link previews off', async () => {
+    const fetch = vi.fn(async () => Response.json({}));
+    vi.stubGlobal('fetch', fetch);
+    renderCard(undefined, false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fetch).not.toHaveBeenCalled();
+    expect(document.body.textContent).toBe('');
+    cleanup();
+    // Even a preview already in the cache is not shown.
+    renderCard(base, false);
+    expect(screen.queryByText('A tide film')).toBeNull();
+  });
+
+  it('asks for the preview when link previews are on', async () => {
+    const fetch = vi.fn(async () => Response.json(base));
+    vi.stubGlobal('fetch', fetch);
+    renderCard(undefined, true);
+    await screen.findByText('A tide film');
+    expect(String((fetch.mock.calls[0] as unknown[])[0])).toContain('/api/links/by_url?url=');
+  });
+
   it('shows a plain card that links to the page when there is no embed', () => {
     renderCard(base);
     const link = screen.getByRole('link');

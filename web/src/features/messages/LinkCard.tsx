@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useLinkPreview } from '../../api/queries';
+import { useInfo, useLinkPreview } from '../../api/queries';
 import { imageUrl } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { truncate } from './links';
@@ -22,12 +22,18 @@ export function embedSource(code: string | null | undefined): string | null {
   }
 }
 
-/** The preview card of a message's first link; a video or music embed reveals on click. */
+/**
+ * The preview card of a message's first link; a video or music embed reveals on click. Nothing is
+ * asked of the server, and nothing shows beyond the plain link in the text, until /api/info says
+ * this instance fetches link previews (docs/api §3.1): otherwise every link would cost a 403.
+ */
 export function LinkCard({ url }: { url: string }) {
   const { t } = useTranslation();
-  const { data } = useLinkPreview(url);
+  const { data: info } = useInfo();
+  const previewsOn = info?.show.link_previews === true;
+  const { data } = useLinkPreview(previewsOn ? url : null);
   const [revealed, setRevealed] = useState(false);
-  if (data === undefined || data.data.exception !== undefined) return null;
+  if (!previewsOn || data === undefined || data.data.exception !== undefined) return null;
   const { title, description, providerName } = data.data;
   const embed = embedSource(data.data.code);
   const picture = data.preview !== '' ? imageUrl('crop', embed ? '1024/270' : '270/270', data.preview.id) : null;

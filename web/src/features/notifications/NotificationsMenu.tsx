@@ -1,15 +1,13 @@
-import { useNavigate } from 'react-router';
+import { lazy, Suspense } from 'react';
 import { LIMITS } from '@kith/common';
 import { useNotifications } from '../../api/queries';
-import type { Notification } from '@kith/common';
-import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
-import { useRelativeTime } from '../../hooks/useRelativeTime';
+import { Spinner } from '../../components/Spinner';
 import { useTranslation } from '../../lib/i18n';
-import { unreadCount } from './newness';
-import { notificationLink, notificationText } from './notificationText';
-import { useNotificationActions } from './useNotificationActions';
+import { collapseNotifications, unreadEntries } from './collapse';
 import styles from './NotificationsMenu.module.css';
+
+const NotificationsPanel = lazy(() => import('./NotificationsPanel'));
 
 function BellIcon() {
   return (
@@ -19,24 +17,16 @@ function BellIcon() {
   );
 }
 
-/** The bell with its unread badge, and the list of the 20 latest notifications. */
+/**
+ * The bell with its unread badge, and the 20 latest entries: comments on one message collapse into
+ * one entry, which the badge counts once and which is read or removed as a whole.
+ */
 export function NotificationsMenu() {
   const { t } = useTranslation();
-  const age = useRelativeTime();
-  const navigate = useNavigate();
   const { data = [] } = useNotifications();
-  const { markRead, markAllRead, remove } = useNotificationActions();
-  const shown = data.slice(0, LIMITS.notificationsShown);
-  const unread = unreadCount(data);
-
-  const open = (n: Notification, close: () => void) => {
-    markRead([n.id]);
-    close();
-    const link = notificationLink(n);
-    if (link === null) return;
-    if (/^https?:\/\//.test(link)) window.location.assign(link);
-    else void navigate(link);
-  };
+  const entries = collapseNotifications(data);
+  const shown = entries.slice(0, LIMITS.notificationsShown);
+  const unread = unreadEntries(entries);
 
   return (
     <Dropdown
@@ -55,39 +45,11 @@ export function NotificationsMenu() {
       }
     >
       {(close) => (
-        <section className={styles.panel} aria-label={t('notifications.title')}>
-          <div className={styles.head}>
-            <h2>{t('notifications.title')}</h2>
-            {unread > 0 && (
-              <button type="button" className={styles.readAll} onClick={markAllRead}>
-                {t('notifications.read_all')}
-              </button>
-            )}
-          </div>
-          {shown.length === 0 && <p className={styles.empty}>{t('notifications.empty')}</p>}
-          <ul className={styles.list}>
-            {shown.map((n) => (
-              <li key={n.id} className={n.read ? styles.item : `${styles.item} ${styles.unread}`}>
-                <button type="button" className={styles.open} onClick={() => open(n, close)}>
-                  <Avatar user={n.fromUser} px={36} />
-                  <span className={styles.text}>
-                    <span>{notificationText(t, n)}</span>
-                    <span className={styles.time}>{age(n.createdAt)}</span>
-                  </span>
-                </button>
-                <button
-                  type="button"
-                  className={styles.remove}
-                  aria-label={t('notifications.remove')}
-                  title={t('notifications.remove')}
-                  onClick={() => remove(n.id)}
-                >
-                  ×
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
+        // The list is its own chunk, loaded on the first opening: the first screen carries only
+        // the bell and its count.
+        <Suspense fallback={<Spinner />}>
+          <NotificationsPanel entries={shown} unread={unread} close={close} />
+        </Suspense>
       )}
     </Dropdown>
   );

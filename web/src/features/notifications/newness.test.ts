@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isMessageNew, matchingUnread, notificationMatches, unreadCount } from './newness.ts';
+import { isMessageNew, matchingUnread, notificationMatches } from './newness.ts';
 import type { NotificationLike } from './newness.ts';
 
 const n = (over: Partial<NotificationLike> & { id: string }): NotificationLike => ({
@@ -46,13 +46,6 @@ describe('isMessageNew', () => {
   it('is not new with an empty list or unrelated notifications', () => {
     expect(isMessageNew([], 'm1')).toBe(false);
     expect(isMessageNew([n({ id: 'n1', target: 'm2' })], 'm1')).toBe(false);
-  });
-});
-
-describe('unreadCount', () => {
-  it('counts unread notifications only', () => {
-    expect(unreadCount([])).toBe(0);
-    expect(unreadCount([n({ id: 'a' }), n({ id: 'b', read: true }), n({ id: 'c' })])).toBe(2);
   });
 });
 

@@ -26,11 +26,6 @@ export function isMessageNew(list: readonly NotificationLike[], messageId: strin
   );
 }
 
-/** How many notifications are unread, for the badge. */
-export function unreadCount(list: readonly NotificationLike[]): number {
-  return list.reduce((sum, n) => (n.read ? sum : sum + 1), 0);
-}
-
 /** Unread notifications matching any of `ids`, to mark read once those items have been seen. */
 export function matchingUnread<N extends NotificationLike>(list: readonly N[], ids: readonly string[]): N[] {
   const wanted = new Set(ids);

@@ -1,6 +1,7 @@
 import type { Notification } from '@kith/common';
 import type { TFunction } from '../../lib/i18n';
 import { truncate } from '../messages/links';
+import type { NotificationEntry } from './collapse';
 
 const TITLE_MAX = 50; // product spec §9: notification titles are cut to 50 characters
 
@@ -31,6 +32,22 @@ export function notificationText(t: TFunction, n: Notification): string {
     case 'global_notification':
       return n.data.text ?? '';
   }
+}
+
+/**
+ * The sentence shown for a panel entry: a notification's own, or for comments by several people
+ * on one message "Bob and Alice commented on …", "Bob and 3 others commented on …".
+ */
+export function entryText(t: TFunction, { lead, people }: NotificationEntry): string {
+  if (lead.type !== 'new_comment' || people.length < 2) return notificationText(t, lead);
+  const someone = t('notifications.someone');
+  const name = people[0] ?? someone;
+  const group = lead.fromGroup?.name ?? '';
+  const title = truncate(lead.title, TITLE_MAX);
+  const untitled = title ? '' : '_untitled';
+  if (people.length === 2)
+    return t(`notifications.new_comment_two${untitled}`, { name, other: people[1] ?? someone, group, title });
+  return t(`notifications.new_comment_others${untitled}`, { name, count: people.length - 1, group, title });
 }
 
 /** Where a notification leads: the message (and reply), the group, or the announced link. */

@@ -5,7 +5,10 @@ import type { Notification } from '@kith/common';
 import { call } from '../../lib/api';
 import { showAlert } from '../../lib/notify';
 
-/** Read one, read all (one call), remove: applied to the list at once, then on the server. */
+/**
+ * Read some, read all (one call), remove some: applied to the list at once, then on the server
+ * (one call per notification, as the API reads and deletes them one by one).
+ */
 export function useNotificationActions() {
   const client = useQueryClient();
   const update = useCallback(
@@ -36,9 +39,9 @@ export function useNotificationActions() {
   }, [update, onError]);
 
   const remove = useCallback(
-    (id: string) => {
-      update((list) => list.filter((n) => n.id !== id));
-      call('DELETE /api/notifications/{id}', { params: { id } }).catch(onError);
+    (ids: string[]) => {
+      update((list) => list.filter((n) => !ids.includes(n.id)));
+      Promise.all(ids.map((id) => call('DELETE /api/notifications/{id}', { params: { id } }))).catch(onError);
     },
     [update, onError],
   );
