@@ -23,6 +23,8 @@ interface Seed {
   comment: string;
   publicToken: string;
   inviteKey: string;
+  /** Ana's user id. */
+  me: string;
 }
 
 interface RouteCase {
@@ -47,7 +49,7 @@ const messageReady = async (page: Page): Promise<void> => {
   await countOf(main(page).locator('section > ol > li'), 10_000).toBe(3);
 };
 
-/** One line per route; the lead adds the new screens here. */
+/** One line per route of the client. */
 const ROUTES: RouteCase[] = [
   {
     name: 'login',
@@ -140,6 +142,36 @@ const ROUTES: RouteCase[] = [
       await messageReady(page);
       await visible(main(page).locator('li[class*="_highlighted_"]'));
     },
+  },
+  {
+    name: 'user-settings',
+    who: 'member',
+    path: (seed) => `/users/${seed.me}/settings`,
+    ready: (page) => visible(main(page).getByRole('tablist')),
+  },
+  {
+    name: 'group-settings',
+    who: 'member',
+    path: (seed) => `/groups/${seed.home}/settings`,
+    ready: (page) => visible(main(page).locator('li').filter({ hasText: 'Bo Berg' })),
+  },
+  {
+    name: 'search',
+    who: 'member',
+    path: (seed) => `/groups/${seed.home}/search?q=picnic`,
+    ready: (page) => visible(main(page).locator('mark').first()),
+  },
+  {
+    name: 'bookmarks',
+    who: 'member',
+    path: () => '/bookmarks',
+    ready: (page) => visible(main(page).locator('article').filter({ hasText: 'Picnic by the lake' })),
+  },
+  {
+    name: 'share',
+    who: 'member',
+    path: () => '/share?title=Spring%20fair&text=Stalls%20and%20music&url=https%3A%2F%2Fexample.org%2Ffair',
+    ready: (page) => visible(main(page).locator('textarea')),
   },
   {
     name: 'stop-emails',
@@ -296,9 +328,10 @@ beforeAll(async () => {
   const ana = await signUpApi(kith, 'ana@example.org');
   const bo = await signUpApi(kith, 'bo@example.org');
   anaKey = ana.api_key;
-  seed = { home: ana.group, post: '', comment: '', publicToken: '', inviteKey: '' };
+  seed = { home: ana.group, post: '', comment: '', publicToken: '', inviteKey: '', me: '' };
   const anaMe = await api<{ id: string }>(kith, 'GET', '/me', undefined, anaKey);
   const boMe = await api<{ id: string }>(kith, 'GET', '/me', undefined, bo.api_key);
+  seed.me = anaMe.body.id;
   expect((await api(kith, 'PUT', `/users/${anaMe.body.id}`, { name: 'Ana Lima' }, anaKey)).status).toBe(200);
   expect((await api(kith, 'PUT', `/users/${boMe.body.id}`, { name: 'Bo Berg' }, bo.api_key)).status).toBe(200);
   expect((await api(kith, 'POST', '/groups', { name: 'Book club' }, anaKey)).status).toBe(201);
@@ -331,6 +364,7 @@ beforeAll(async () => {
   const link = await api<{ token: string }>(kith, 'GET', `/messages/${recipe}/get-public-link`, undefined, anaKey);
   expect(link.status).toBe(200);
   seed.publicToken = link.body.token;
+  expect((await api(kith, 'POST', '/bookmarks', { message_id: seed.post }, anaKey)).status).toBe(201);
 }, 120_000);
 
 afterAll(async () => {
