@@ -125,7 +125,7 @@ describe('bookmarks and sharing', () => {
       const settings = await page
         .getByRole('button', { name: 'Account' })
         .click()
-        .then(() => page.getByRole('link', { name: 'Settings' }).getAttribute('href'));
+        .then(() => page.getByRole('link', { name: 'Settings', exact: true }).getAttribute('href'));
       expect(settings).toBe(`/users/${anaId}/settings`);
       await page.keyboard.press('Escape');
     },

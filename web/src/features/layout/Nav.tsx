@@ -108,7 +108,7 @@ export function Nav({ me }: { me: Me }) {
                 </p>
                 <BookmarksLink close={close} />
                 <Link className={dropdown.item} to={`/users/${me.id}/settings`} onClick={close}>
-                  {t('bookmarks.settings')}
+                  {t('nav.settings')}
                 </Link>
                 <Link className={dropdown.item} to="/logout" onClick={close}>
                   {t('nav.logout')}
