@@ -20,8 +20,9 @@ const stamp = path.join(root, 'node_modules', '.kith-install-stamp');
 // pdftoppm; the browser suite: chromium).
 const TEST_SYSTEM_PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', pdftoppm: 'poppler-utils', chromium: 'chromium' };
 // Packages without a command, checked with dpkg: fonts so that screenshots show Chinese, Korean,
-// Tamil and emoji instead of empty boxes.
-const TEST_DATA_PACKAGES = ['fonts-noto-cjk', 'fonts-noto-color-emoji'];
+// Tamil, Tifinagh (Tamazight) and emoji instead of empty boxes (fonts-noto-core has the scripts of
+// the 15 languages but Han and Hangul, which fonts-noto-cjk has).
+const TEST_DATA_PACKAGES = ['fonts-noto-cjk', 'fonts-noto-core', 'fonts-noto-color-emoji'];
 
 function log(message) {
   process.stderr.write(`[bootstrap] ${message}\n`);

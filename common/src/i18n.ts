@@ -35,13 +35,41 @@ export function bcp47(lang: string): string {
   return lang.replace('_', '-');
 }
 
-const pluralRules = new Map<string, Intl.PluralRules>();
+/**
+ * Plural rules of the languages some runtimes lack (Intl.PluralRules then silently uses the
+ * runtime's default locale, whose categories the texts do not have). Tamazight: the singular for
+ * one, the plural otherwise, as the zgh texts are written (docs/decisions.md).
+ */
+const OWN_PLURAL_RULES: Readonly<Record<string, { categories: string[]; select: (n: number) => string }>> = {
+  zgh: { categories: ['one', 'other'], select: (n) => (n === 1 ? 'one' : 'other') },
+};
+
+const pluralRules = new Map<string, (count: number) => string>();
+
+function pluralSelector(lang: string): (count: number) => string {
+  let select = pluralRules.get(lang);
+  if (select === undefined) {
+    const own = OWN_PLURAL_RULES[lang];
+    if (own !== undefined && Intl.PluralRules.supportedLocalesOf(bcp47(lang)).length === 0) select = own.select;
+    else {
+      const rules = new Intl.PluralRules(bcp47(lang));
+      select = (count) => rules.select(count);
+    }
+    pluralRules.set(lang, select);
+  }
+  return select;
+}
 
 /** The plural category of `count` in `lang`: `one`, `few`, `other`… */
-function pluralCategory(lang: string, count: number): string {
-  let rules = pluralRules.get(lang);
-  if (rules === undefined) pluralRules.set(lang, (rules = new Intl.PluralRules(bcp47(lang))));
-  return rules.select(count);
+export function pluralCategory(lang: string, count: number): string {
+  return pluralSelector(lang)(count);
+}
+
+/** The plural categories a text of `lang` must have, whatever the runtime (for the locale check). */
+export function pluralCategories(lang: string): string[] {
+  const own = OWN_PLURAL_RULES[lang];
+  if (own !== undefined) return own.categories;
+  return new Intl.PluralRules(bcp47(lang)).resolvedOptions().pluralCategories;
 }
 
 /**

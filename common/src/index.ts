@@ -9,3 +9,4 @@ export * from './api/search-schemas.js';
 export * from './api/link-schemas.js';
 export * from './api/endpoints.js';
 export * from './api/events.js';
+export * from './locale-format.js';

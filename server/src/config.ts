@@ -43,6 +43,11 @@ export interface Config {
   uploadMaxBytes: Record<UploadKind, number>;
   /** `DEFAULT_LANG`: language of the interface and e-mails when a user has none (default `en_US`). */
   defaultLang: string;
+  /**
+   * `LANG_FROM_BROWSER`: let a visitor's browser languages (navigator.languages, what it sends as
+   * Accept-Language) choose the sign-in pages' language before `DEFAULT_LANG` (default false).
+   */
+  langFromBrowser: boolean;
   /** `DEFAULT_NOTIFICATION_EMAILS`: digest frequency given to new accounts (default `none`). */
   defaultNotificationEmails: NotificationEmailFrequency;
   /** `SHOW_INVITATION_LINKS`: show groups' invitation links (default true). */
@@ -234,6 +239,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     upload,
     uploadMaxBytes,
     defaultLang,
+    langFromBrowser: bool('LANG_FROM_BROWSER', false),
     defaultNotificationEmails: frequency as NotificationEmailFrequency,
     showInvitationLinks,
     publicLinks,

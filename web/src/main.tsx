@@ -1,8 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, startFirstScreen } from './App';
-import { appPath, DEFAULT_LANG } from './lib/config';
+import { appPath } from './lib/config';
 import { initI18n } from './lib/i18n';
+import { deviceLanguage } from './lib/language';
 import './styles/global.css';
 
 // The service worker (installable app, share target: web/src/sw.ts) once the page has loaded, so
@@ -12,9 +13,9 @@ if ('serviceWorker' in navigator) {
   addEventListener('load', () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined));
 }
 
-// Texts first, so the first paint is already in the right language; the first screen's code and
-// reads load beside them.
-await Promise.all([initI18n(DEFAULT_LANG), startFirstScreen()]);
+// Texts first, so the first paint is already in the right language (the device's until the account's
+// own is known, lib/language.ts); the first screen's code and reads load beside them.
+await Promise.all([initI18n(deviceLanguage()), startFirstScreen()]);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/harness.js';
+import { LOCALES_DIR } from '../mail/texts.js';
 
 // The installable app's files (web/public: manifest, service worker, icons) as the server hands
 // them out, at the site root and under a sub-path, and the page's policy that lets them load.
@@ -16,7 +17,7 @@ function builtClient(): string {
   mkdirSync(path.join(dist, 'icons'));
   writeFileSync(
     path.join(dist, 'index.html'),
-    '<!doctype html><html><head><!--kith-config--></head><body></body></html>',
+    '<!doctype html><html lang="en"><head><!--kith-config--></head><body></body></html>',
   );
   writeFileSync(path.join(dist, 'manifest.webmanifest'), MANIFEST);
   writeFileSync(path.join(dist, 'sw.js'), WORKER);
@@ -24,28 +25,52 @@ function builtClient(): string {
   return dist;
 }
 
+/** `web.app.description` of a locale file, as the manifest should carry it. */
+function description(lang: string): string {
+  const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
+    web?: { app?: { description?: string } };
+  };
+  return file.web?.app?.description ?? description('en_US');
+}
+
 describe.each([
-  ['at the site root', ''],
-  ['under a sub-path', '/family'],
-])('the installable app %s', (_label, base) => {
+  ['at the site root', '', 'en_US'],
+  ['under a sub-path, in Russian', '/family', 'ru_RU'],
+])('the installable app %s', (_label, base, lang) => {
   let t: TestApp;
   let dist: string;
 
   beforeAll(async () => {
     dist = builtClient();
-    t = await createTestApp({ WEB_DIST: dist, BASE_PATH: base, PUBLIC_URL: `http://kith.test${base}` });
+    t = await createTestApp({
+      WEB_DIST: dist,
+      BASE_PATH: base,
+      PUBLIC_URL: `http://kith.test${base}`,
+      DEFAULT_LANG: lang,
+    });
   });
   afterAll(async () => {
     await t.close();
     rmSync(dist, { recursive: true, force: true });
   });
 
-  it('serves the manifest as application/manifest+json, revalidated on each use', async () => {
+  it('serves the manifest as application/manifest+json in the instance’s language, revalidated on each use', async () => {
     const res = await t.app.inject({ method: 'GET', url: `${base}/manifest.webmanifest` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/manifest\+json\b/);
     expect(res.headers['cache-control']).toBe('no-cache');
-    expect(JSON.parse(res.body)).toEqual(JSON.parse(MANIFEST));
+    expect(JSON.parse(res.body)).toEqual({
+      ...(JSON.parse(MANIFEST) as object),
+      lang: lang.replace('_', '-'),
+      description: description(lang),
+    });
+  });
+
+  it('writes the default language into the page and its meta tags', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `${base}/login` });
+    expect(res.body).toContain(`<meta name="kith-default-lang" content="${lang}">`);
+    expect(res.body).toContain('<meta name="kith-lang-from-browser" content="false">');
+    expect(res.body).toContain(`<html lang="${lang.replace('_', '-')}">`);
   });
 
   it('serves the service worker as JavaScript without a long cache', async () => {

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
+import { bcp47, FALLBACK_LANGUAGE } from '@kith/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
+import { LOCALES_DIR } from '../mail/texts.js';
 
 // Content Security Policy of the web client's page: everything from our own origin; embeds
 // (built by the server for allow-listed providers) only over https. The service worker and the web
@@ -24,6 +26,7 @@ const PAGE_CSP = [
   "form-action 'self'",
 ].join('; ');
 
+const MANIFEST = 'manifest.webmanifest';
 const MANIFEST_TYPE = 'application/manifest+json; charset=utf-8';
 
 const PLACEHOLDER = `<!doctype html>
@@ -43,10 +46,13 @@ export function renderIndexHtml(config: Config): string {
   const tags =
     `<base href="${config.basePath}/">` +
     `<meta name="kith-base-path" content="${config.basePath}">` +
-    `<meta name="kith-default-lang" content="${config.defaultLang}">`;
-  return html.includes('<!--kith-config-->')
-    ? html.replace('<!--kith-config-->', tags)
-    : html.replace('<head>', `<head>${tags}`);
+    `<meta name="kith-default-lang" content="${config.defaultLang}">` +
+    `<meta name="kith-lang-from-browser" content="${String(config.langFromBrowser)}">`;
+  // The page's language before the client starts: the default one, which the client then confirms.
+  const page = html.replace(/<html lang="[^"]*">/, `<html lang="${bcp47(config.defaultLang)}">`);
+  return page.includes('<!--kith-config-->')
+    ? page.replace('<!--kith-config-->', tags)
+    : page.replace('<head>', `<head>${tags}`);
 }
 
 /** Serves the built client's assets under the base path; client routes fall back to `index.html`. */
@@ -60,6 +66,8 @@ export async function registerWebClient(app: FastifyInstance, config: Config): P
       // The raw index.html lacks the base path and default language written in by
       // renderIndexHtml: `/index.html` falls through to the rendered page like any client route.
       allowedPath: (pathName) => pathName !== '/index.html',
+      // The manifest is served below, in the instance's language.
+      globIgnore: [MANIFEST],
       // One route per built file: folders and unknown paths fall through to the client's index.html.
       wildcard: false,
       // Vite names assets by content hash, so they can be cached for a year. The rest (the service
@@ -70,12 +78,50 @@ export async function registerWebClient(app: FastifyInstance, config: Config): P
           'Cache-Control',
           filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
         );
-        // The type the manifest specification asks for (the generic file table says JSON or nothing).
-        if (filePath.endsWith('.webmanifest')) void reply.header('Content-Type', MANIFEST_TYPE);
       },
     });
+    const manifest = renderManifest(config);
+    if (manifest !== null) {
+      app.get(`${config.basePath}/${MANIFEST}`, (_request, reply) =>
+        reply.header('Cache-Control', 'no-cache').type(MANIFEST_TYPE).send(manifest),
+      );
+    }
   }
   return indexHtml;
+}
+
+/**
+ * The installable app's manifest in the instance's language (`DEFAULT_LANG`): its description
+ * from `web.app.description` of locales/<lang>.json, with `lang` set, so a phone's app list and
+ * install prompt do not speak English to a family that set another language. Null without a build.
+ */
+export function renderManifest(config: Config): string | null {
+  const file = path.join(config.webDist, MANIFEST);
+  if (!existsSync(file)) return null;
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const description = webText(config.defaultLang, ['app', 'description']);
+  return JSON.stringify({
+    ...manifest,
+    lang: bcp47(config.defaultLang),
+    ...(description === undefined ? {} : { description }),
+  });
+}
+
+/** A text of the `web` section of locales/<lang>.json, en_US's when the language lacks it. */
+function webText(lang: string, keyPath: readonly string[]): string | undefined {
+  for (const code of [lang, FALLBACK_LANGUAGE]) {
+    try {
+      let node: unknown = (
+        JSON.parse(readFileSync(path.join(LOCALES_DIR, `${code}.json`), 'utf8')) as { web?: unknown }
+      ).web;
+      for (const name of keyPath)
+        node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[name] : undefined;
+      if (typeof node === 'string' && node !== '') return node;
+    } catch {
+      // A missing or broken translation file: the next language.
+    }
+  }
+  return undefined;
 }
 
 export const PAGE_HEADERS = {

@@ -43,7 +43,11 @@ export function escapeHtml(value: string): string {
   );
 }
 
-const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+// Mail programs use the reader's fonts: the system ones first, then, for the scripts of the 15
+// languages, fonts that systems with those scripts have (Tamil, Hangul, Han, Tifinagh: Windows'
+// Ebrima, Android's Noto), so no text shows as empty boxes where the system can show it at all.
+const FONT =
+  "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,'Noto Sans','Noto Sans Tamil','Nirmala UI','Tamil Sangam MN','Apple SD Gothic Neo','Malgun Gothic','PingFang SC','Microsoft YaHei','Noto Sans CJK SC','Noto Sans Tifinagh',Ebrima,sans-serif";
 
 function blockHtml(block: Block): string {
   switch (block.kind) {

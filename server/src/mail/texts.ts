@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FALLBACK_LANGUAGE, fillPlaceholders, findText, isOfferedLanguage, type Language } from '@kith/common';
+import {
+  FALLBACK_LANGUAGE,
+  fillPlaceholders,
+  findText,
+  formatNumber,
+  isOfferedLanguage,
+  type Language,
+} from '@kith/common';
 
 /**
  * The e-mail texts, read from `locales/<lang>.json` (the `mail` section), the same files the web
- * client reads. Keys and `{{placeholders}}` follow i18next's conventions, plurals included
+ * client reads. Keys and `{{placeholders}}` follow one format with the web client, plurals included
  * (`key_one`, `key_few`, `key_other`… chosen with `Intl.PluralRules`), so translators see one format.
  */
 export const LOCALES_DIR = path.resolve(import.meta.dirname, '..', '..', '..', 'locales');
@@ -42,13 +49,16 @@ export function mailLanguage(userLang: string | null | undefined, instanceDefaul
 /**
  * A translate function for `lang`. A text missing in that language falls back to en_US (the rules
  * are in common/src/i18n.ts), so a half-translated file never produces a broken mail; `{{name}}`
- * placeholders are filled in.
+ * placeholders are filled in, numbers written the locale's way ("1 234").
  */
 export function translator(lang: Language): Translate {
   return (key, params = {}) => {
     const count = typeof params.count === 'number' ? params.count : undefined;
     const text = findText(lang, key, count, (code, name) => mailTexts(code as Language)[name]);
     if (text === undefined) throw new Error(`Missing mail text "${key}"`);
-    return fillPlaceholders(text, params);
+    const values: Record<string, string> = {};
+    for (const [name, value] of Object.entries(params))
+      values[name] = typeof value === 'number' ? formatNumber(lang, value) : value;
+    return fillPlaceholders(text, values);
   };
 }

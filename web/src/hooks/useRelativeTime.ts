@@ -1,5 +1,5 @@
 import { useCallback, useSyncExternalStore } from 'react';
-import { bcp47, useTranslation } from '../lib/i18n';
+import { useTranslation } from '../lib/i18n';
 import { formatRelativeTime, relativeTime } from '../lib/time';
 
 /** How often the shared clock moves on while something shows a relative time. */
@@ -48,9 +48,9 @@ export function useNow(): number {
 export function useRelativeTime(): (epochSeconds: number) => string {
   const { t, i18n } = useTranslation();
   const time = useNow();
-  const locale = bcp47(i18n.language);
+  const lang = i18n.language;
   return useCallback(
-    (epochSeconds: number) => formatRelativeTime(relativeTime(epochSeconds, time), t, locale),
-    [t, time, locale],
+    (epochSeconds: number) => formatRelativeTime(relativeTime(epochSeconds, time), t, lang),
+    [t, time, lang],
   );
 }

@@ -1,5 +1,7 @@
 // The signed-in state is the API key alone: it is kept in local storage (wrapped like every entry)
-// and sent as X-AUTH-TOKEN on every call. Logout clears all local storage (product spec §4).
+// and sent as X-AUTH-TOKEN on every call. Logout clears all local storage (product spec §4) but the
+// device's language (lib/language.ts).
+import { LANGUAGE_KEY } from './language';
 import { storage } from './storage';
 
 const KEY = 'apiKey';
@@ -25,7 +27,7 @@ export function setApiKey(key: string): void {
 /** Forgets the key and everything the app kept locally. */
 export function clearSession(): void {
   apiKey = null;
-  storage.clear();
+  storage.clear([LANGUAGE_KEY]);
   emit();
 }
 

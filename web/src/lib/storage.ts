@@ -93,13 +93,18 @@ export const storage = {
     }
   },
 
-  /** Removes every entry, as logout requires. */
-  clear(): void {
+  /**
+   * Removes every entry, as logout requires, but the `keep` ones: the device's language, so the
+   * sign-in page after a logout speaks the language the person used.
+   */
+  clear(keep: readonly string[] = []): void {
+    const kept = keep.map((key) => [key, readRaw(key)] as const);
     memory.clear();
     try {
       local()?.clear();
     } catch {
       // Storage that cannot be cleared could not be written either.
     }
+    for (const [key, raw] of kept) if (raw !== null) writeRaw(key, raw);
   },
 };

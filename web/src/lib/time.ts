@@ -1,3 +1,5 @@
+import { formatDate, formatTimeAgo } from '@kith/common';
+
 /**
  * Relative timestamps (product spec): under 1 minute "just now", under 60 minutes minutes,
  * under 24 hours hours, otherwise the date. Split into a pure classification and a formatter so
@@ -24,32 +26,23 @@ export function relativeTime(epochSeconds: number, nowMs: number): RelativeTime 
   return { kind: 'date', date: new Date(epochSeconds * 1000) };
 }
 
-const FALLBACK_LOCALE = 'en-US';
-
-function dateFormatter(locale: string): Intl.DateTimeFormat {
-  // The app's language codes are written like en_US; Intl wants BCP 47 hyphens.
-  const tag = locale.replace(/_/g, '-');
-  try {
-    return new Intl.DateTimeFormat(tag, { dateStyle: 'medium' });
-  } catch {
-    // An unknown or malformed tag throws RangeError; a date in English beats a broken screen.
-    return new Intl.DateTimeFormat(FALLBACK_LOCALE, { dateStyle: 'medium' });
-  }
-}
-
 /** The translation function formatRelativeTime needs: lib/i18n's, or a stub in tests. */
 export type Translate = (key: string, opts?: Record<string, unknown>) => string;
 
-/** Renders a RelativeTime with the translation function, dates in the locale's medium style. */
-export function formatRelativeTime(rel: RelativeTime, t: Translate, locale: string): string {
+/**
+ * Renders a RelativeTime in `lang`: "just now" from our texts (Intl's "now" reads as a clock),
+ * minutes and hours in the locale's own words through Intl.RelativeTimeFormat, or our translated
+ * texts where the runtime lacks them, and dates in the locale's medium style (digits only without it).
+ */
+export function formatRelativeTime(rel: RelativeTime, t: Translate, lang: string): string {
   switch (rel.kind) {
     case 'now':
       return t('time.just_now');
     case 'minutes':
-      return t('time.minutes', { count: rel.count });
+      return formatTimeAgo(lang, rel.count, 'minute') ?? t('time.minutes', { count: rel.count });
     case 'hours':
-      return t('time.hours', { count: rel.count });
+      return formatTimeAgo(lang, rel.count, 'hour') ?? t('time.hours', { count: rel.count });
     case 'date':
-      return dateFormatter(locale).format(rel.date);
+      return formatDate(lang, rel.date);
   }
 }

@@ -58,7 +58,9 @@ describe('translator', () => {
     expect(tr('feed.comments', { count: 3 })).toBe('3 комментария');
     expect(tr('feed.comments', { count: 5 })).toBe('5 комментариев');
     expect(tr('feed.comments', { count: 21 })).toBe('21 комментарий');
-    expect(tr('feed.comments', { count: 1.5 })).toBe('1.5 комментария (дробь)');
+    // The number itself is written the Russian way: a decimal comma, a space between thousands.
+    expect(tr('feed.comments', { count: 1.5 })).toBe('1,5 комментария (дробь)');
+    expect(tr('feed.comments', { count: 12345 })).toBe('12\u00a0345 комментариев');
     // A form the translation lacks falls back to its _other form, not to English.
     expect(tr('partial.files', { count: 3 })).toBe('3 файлов');
     expect(tr('partial.files', { count: 1 })).toBe('1 файл');

@@ -8,6 +8,7 @@ import { call } from '../lib/api';
 import { useTranslation } from '../lib/i18n';
 import { showAlert } from '../lib/notify';
 import ui from '../styles/ui.module.css';
+import { LanguagePicker } from '../components/LanguagePicker';
 
 /**
  * /login, with a forgot-password mode that asks only for the e-mail. Signing in goes back to the
@@ -61,6 +62,7 @@ export default function Login() {
           </p>
         )}
       </form>
+      <LanguagePicker />
     </main>
   );
 }

@@ -7,6 +7,7 @@ import { call } from '../lib/api';
 import { useTranslation } from '../lib/i18n';
 import { showAlert } from '../lib/notify';
 import ui from '../styles/ui.module.css';
+import { LanguagePicker } from '../components/LanguagePicker';
 
 /** /password-reset?mail=&key=: choose a new password from the e-mailed link. */
 export default function PasswordReset() {
@@ -50,6 +51,7 @@ export default function PasswordReset() {
           {t('password_reset.submit')}
         </button>
       </form>
+      <LanguagePicker />
     </main>
   );
 }

@@ -8,6 +8,7 @@ import { call } from '../lib/api';
 import { useTranslation } from '../lib/i18n';
 import { showError } from '../lib/notify';
 import ui from '../styles/ui.module.css';
+import { LanguagePicker } from '../components/LanguagePicker';
 
 /** Reads an invite key from a pasted invitation link or the bare key. */
 function inviteKeyOf(value: string): string {
@@ -97,6 +98,7 @@ export default function Signup() {
           {t('signup.have_account')} <Link to="/login">{t('signup.login_link')}</Link>
         </p>
       </form>
+      <LanguagePicker />
     </main>
   );
 }

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { isOfferedLanguage } from '@kith/common';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useMe } from '../../api/queries';
 import { LoadError } from '../../components/LoadError';
 import { Spinner } from '../../components/Spinner';
-import { DEFAULT_LANG } from '../../lib/config';
+import { deviceLanguage, rememberLanguage } from '../../lib/language';
 import { setLanguage, useTranslation } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { applyTheme, themeChoice } from '../../lib/theme';
@@ -32,7 +33,10 @@ export function AppLayout() {
 
   const lang = me.data?.data.lang;
   useEffect(() => {
-    if (me.data !== undefined) void setLanguage(lang ?? DEFAULT_LANG);
+    if (me.data === undefined) return;
+    // The account's language wins, and the device remembers it for the sign-in page after a logout.
+    if (lang !== undefined && isOfferedLanguage(lang)) rememberLanguage(lang);
+    void setLanguage(lang ?? deviceLanguage());
   }, [me.data, lang]);
 
   // The colour scheme follows the account (`data.theme`), on load and whenever it is saved.

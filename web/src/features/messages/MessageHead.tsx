@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
-import type { Message } from '@kith/common';
+import { formatDateTime, type Message } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
-import { bcp47, useTranslation } from '../../lib/i18n';
+import { useTranslation } from '../../lib/i18n';
 import styles from './MessageHead.module.css';
 
 interface MessageHeadProps {
@@ -21,7 +21,7 @@ export function MessageHead({ message, actions }: MessageHeadProps) {
       <Avatar user={message.author} px={40} />
       <div className={styles.meta}>
         {message.author !== null && <span className={styles.name}>{message.author.name}</span>}
-        <time className={styles.time} dateTime={date.toISOString()} title={date.toLocaleString(bcp47(i18n.language))}>
+        <time className={styles.time} dateTime={date.toISOString()} title={formatDateTime(i18n.language, date)}>
           {age(message.createdAt)}
         </time>
       </div>

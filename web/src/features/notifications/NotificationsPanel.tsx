@@ -18,7 +18,7 @@ interface PanelProps {
 
 /** The open notification panel: its entries, each opened, read or removed as a whole. */
 export default function NotificationsPanel({ entries, unread, close }: PanelProps) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const age = useRelativeTime();
   const navigate = useNavigate();
   const { markRead, markAllRead, remove } = useNotificationActions();
@@ -49,7 +49,7 @@ export default function NotificationsPanel({ entries, unread, close }: PanelProp
             <button type="button" className={styles.open} onClick={() => open(entry)}>
               <Avatar user={entry.lead.fromUser} px={36} />
               <span className={styles.text}>
-                <span>{entryText(t, entry)}</span>
+                <span>{entryText(t, i18n.language, entry)}</span>
                 <span className={styles.time}>{age(entry.lead.createdAt)}</span>
               </span>
             </button>

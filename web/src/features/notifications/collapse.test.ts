@@ -59,7 +59,7 @@ describe('collapseNotifications', () => {
 
 describe('entryText', () => {
   const text = (...list: Parameters<typeof comment>[]) =>
-    entryText(i18n.t, collapseNotifications(list.map((args) => comment(...args)))[0]!);
+    entryText(i18n.t, i18n.language, collapseNotifications(list.map((args) => comment(...args)))[0]!);
 
   it('names one commenter as a single notification does', () => {
     expect(text(['n1', 'Bob'], ['n2', 'Bob'])).toBe('Bob commented on “Beach day” in Family');

@@ -1,4 +1,4 @@
-import type { Notification } from '@kith/common';
+import { formatList, type Notification } from '@kith/common';
 import type { TFunction } from '../../lib/i18n';
 import { truncate } from '../messages/links';
 import type { NotificationEntry } from './collapse';
@@ -38,7 +38,7 @@ export function notificationText(t: TFunction, n: Notification): string {
  * The sentence shown for a panel entry: a notification's own, or for comments by several people
  * on one message "Bob and Alice commented on …", "Bob and 3 others commented on …".
  */
-export function entryText(t: TFunction, { lead, people }: NotificationEntry): string {
+export function entryText(t: TFunction, lang: string, { lead, people }: NotificationEntry): string {
   if (lead.type !== 'new_comment' || people.length < 2) return notificationText(t, lead);
   const someone = t('notifications.someone');
   const name = people[0] ?? someone;
@@ -46,7 +46,11 @@ export function entryText(t: TFunction, { lead, people }: NotificationEntry): st
   const title = truncate(lead.title, TITLE_MAX);
   const untitled = title ? '' : '_untitled';
   if (people.length === 2)
-    return t(`notifications.new_comment_two${untitled}`, { name, other: people[1] ?? someone, group, title });
+    return t(`notifications.new_comment_two${untitled}`, {
+      names: formatList(lang, [name, people[1] ?? someone], (first, second) => t('common.list_two', { first, second })),
+      group,
+      title,
+    });
   return t(`notifications.new_comment_others${untitled}`, { name, count: people.length - 1, group, title });
 }
 

@@ -2,7 +2,6 @@ import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { Link } from 'react-router';
 import {
   bcp47,
-  FALLBACK_LANGUAGE,
   isOfferedLanguage,
   type Language,
   LANGUAGE_NAMES,
@@ -11,7 +10,7 @@ import {
   NOTIFICATION_EMAIL_FREQUENCIES,
   type NotificationEmailFrequency,
 } from '@kith/common';
-import { DEFAULT_LANG } from '../../lib/config';
+import { deviceLanguage } from '../../lib/language';
 import { setLanguage, useTranslation } from '../../lib/i18n';
 import { applyTheme, THEME_CHOICES, themeChoice } from '../../lib/theme';
 import ui from '../../styles/ui.module.css';
@@ -138,12 +137,12 @@ export function NotificationsPanel({ me }: { me: Me }) {
 }
 
 /**
- * The language AppLayout applies: the account's, else the page's default. Not `i18n.language`,
- * which still holds the previous one while a just-loaded account's texts download.
+ * The language AppLayout applies: the account's, else the device's. Not `i18n.language`, which
+ * still holds the previous one while a just-loaded account's texts download.
  */
 function languageOf(me: Me): Language {
-  const code = [me.data.lang, DEFAULT_LANG].find((lang) => lang !== undefined && isOfferedLanguage(lang));
-  return code ?? FALLBACK_LANGUAGE;
+  const lang = me.data.lang;
+  return lang !== undefined && isOfferedLanguage(lang) ? lang : deviceLanguage();
 }
 
 /** The interface language, each named in itself; saving switches the interface at once. */
