@@ -62,7 +62,7 @@ function singleNumberCategory(lang: string, category: string): boolean {
  * Words that are written the same in English and in other languages, so a text made only of them
  * may equal the English one: the brand, file kinds, keyboard keys, numbers.
  */
-const SAME_IN_EVERY_LANGUAGE = new Set(['kith', 'pdf', 'ok', 'ctrl', 'enter', 'c', 'api', 'audio', 'video']);
+const SAME_IN_EVERY_LANGUAGE = new Set(['kith', 'pdf', 'ok', 'ctrl', 'enter', 'c', 'api', 'audio', 'video', 'e', 'mail']);
 
 /** English words that are no word of the other Latin-script languages: one left in a text is a gap. */
 const ENGLISH_ONLY = new Set(
