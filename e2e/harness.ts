@@ -216,6 +216,8 @@ export interface IsolatedPage {
 export interface PageOptions {
   /** The system colour scheme the page sees (`prefers-color-scheme`); light unless told. */
   colorScheme?: 'light' | 'dark';
+  /** The browser's language (`navigator.languages`, Accept-Language); en-US unless told. */
+  locale?: string;
 }
 
 /** Opens a page in a new isolated context, so several users can be signed in at once; close it with `context.close()`. */
@@ -226,7 +228,7 @@ export async function newPage(browser: Browser, viewport: Viewport, options: Pag
     viewport: { width: size.width, height: size.height },
     isMobile: mobile,
     hasTouch: mobile,
-    locale: 'en-US',
+    locale: options.locale ?? 'en-US',
     colorScheme: options.colorScheme ?? 'light',
   });
   // Limits for a busy machine (both cores loaded by other work): a condition that holds is met at
