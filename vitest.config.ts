@@ -56,13 +56,16 @@ export default defineConfig({
       },
       {
         // Real browser (Debian's chromium through playwright-core) against the built server and
-        // client on a fresh database; one file at a time, as each starts its own server.
+        // client on a fresh database. Each file starts its own server (on a free port) and browser,
+        // so two files run at once: the scenarios mostly wait on the browser and the server, and
+        // two at a time about halve the suite's time on a 2-core machine.
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          fileParallelism: true,
+          maxWorkers: 2,
           // expect.poll gives up after 1 s by default: far too short for a browser on a busy machine.
           expect: { poll: { timeout: 30_000, interval: 100 } },
         },

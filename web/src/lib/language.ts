@@ -35,10 +35,16 @@ export function matchBrowserLanguage(preferences: readonly string[]): Language |
   return undefined;
 }
 
+/** The language picked on this device (or remembered from its last user), null when none was. */
+export function pickedLanguage(): Language | null {
+  const chosen = storage.get<string>(LANGUAGE_KEY);
+  return chosen !== null && isOfferedLanguage(chosen) ? chosen : null;
+}
+
 /** The interface language for a visitor, or for a user who has chosen none. */
 export function deviceLanguage(): Language {
-  const chosen = storage.get<string>(LANGUAGE_KEY);
-  if (chosen !== null && isOfferedLanguage(chosen)) return chosen;
+  const chosen = pickedLanguage();
+  if (chosen !== null) return chosen;
   if (LANG_FROM_BROWSER && typeof navigator !== 'undefined') {
     const browser = matchBrowserLanguage(navigator.languages);
     if (browser !== undefined) return browser;

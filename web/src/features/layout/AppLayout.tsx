@@ -1,10 +1,12 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { isOfferedLanguage } from '@kith/common';
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { useMe } from '../../api/queries';
+import { useQueryClient } from '@tanstack/react-query';
+import { keys, useMe } from '../../api/queries';
 import { LoadError } from '../../components/LoadError';
 import { Spinner } from '../../components/Spinner';
-import { deviceLanguage, rememberLanguage } from '../../lib/language';
+import { call } from '../../lib/api';
+import { deviceLanguage, pickedLanguage, rememberLanguage } from '../../lib/language';
 import { setLanguage, useTranslation } from '../../lib/i18n';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { applyTheme, themeChoice } from '../../lib/theme';
@@ -31,13 +33,22 @@ export function AppLayout() {
   const me = useMe(key !== null);
   useLiveEvents(me.data !== undefined ? key : null);
 
+  const client = useQueryClient();
   const lang = me.data?.data.lang;
+  const userId = me.data?.id;
   useEffect(() => {
     if (me.data === undefined) return;
-    // The account's language wins, and the device remembers it for the sign-in page after a logout.
-    if (lang !== undefined && isOfferedLanguage(lang)) rememberLanguage(lang);
     void setLanguage(lang ?? deviceLanguage());
-  }, [me.data, lang]);
+    // The account's language wins, and the device remembers it for the sign-in page after a logout.
+    if (lang !== undefined && isOfferedLanguage(lang)) return rememberLanguage(lang);
+    // An account without one takes the language picked on this device, so its e-mails speak it too.
+    const picked = pickedLanguage();
+    if (userId && lang === undefined && picked !== null) {
+      call('PUT /api/users/{id}', { params: { id: userId }, body: { data: { lang: picked } } })
+        .then((saved) => client.setQueryData(keys.me, saved))
+        .catch(() => undefined); // the interface speaks it anyway; the next visit tries again
+    }
+  }, [me.data, lang, userId, client]);
 
   // The colour scheme follows the account (`data.theme`), on load and whenever it is saved.
   const theme = me.data === undefined ? undefined : themeChoice(me.data.data.theme);
