@@ -62,7 +62,19 @@ function singleNumberCategory(lang: string, category: string): boolean {
  * Words that are written the same in English and in other languages, so a text made only of them
  * may equal the English one: the brand, file kinds, keyboard keys, numbers.
  */
-const SAME_IN_EVERY_LANGUAGE = new Set(['kith', 'pdf', 'ok', 'ctrl', 'enter', 'c', 'api', 'audio', 'video', 'e', 'mail']);
+const SAME_IN_EVERY_LANGUAGE = new Set([
+  'kith',
+  'pdf',
+  'ok',
+  'ctrl',
+  'enter',
+  'c',
+  'api',
+  'audio',
+  'video',
+  'e',
+  'mail',
+]);
 
 /** English words that are no word of the other Latin-script languages: one left in a text is a gap. */
 const ENGLISH_ONLY = new Set(
@@ -110,9 +122,13 @@ function problemsOf(lang: string, file: unknown, english: Flat): string[] {
     const englishSource = english[key] ?? source;
     if (text === englishSource && words(text).some((word) => !SAME_IN_EVERY_LANGUAGE.has(word)))
       problems.push(`${key}: still the English text "${text}"`);
-    const left = words(text).filter((word) =>
-      OTHER_SCRIPTS.has(lang) ? /[a-z]/.test(word) && !SAME_IN_EVERY_LANGUAGE.has(word) : ENGLISH_ONLY.has(word),
-    );
+    // In other scripts, every run of Latin letters counts, also one a Korean particle is glued to
+    // ("Kith에서").
+    const left = OTHER_SCRIPTS.has(lang)
+      ? words(text)
+          .flatMap((word) => word.match(/[a-z]+/g) ?? [])
+          .filter((run) => !SAME_IN_EVERY_LANGUAGE.has(run))
+      : words(text).filter((word) => ENGLISH_ONLY.has(word));
     if (left.length > 0) problems.push(`${key}: English word(s) ${left.join(', ')} in "${text}"`);
   }
   return problems;
@@ -175,14 +191,14 @@ describe('the locale check itself', () => {
         n_few: '{{count}} файла',
         n_many: '{{count}} файлов',
         n_other: '{{count}} файла',
-        note: 'Ваше photo',
+        note: 'Ваше photoфото',
       },
     };
     expect(problemsOf('ru_RU', russian, flatten(source, '', {}, [])).sort()).toEqual(
       [
         'a.hi: placeholders {{user}} instead of {{name}}',
         'a.n_one: placeholders {{}} instead of {{count}}',
-        'a.note: English word(s) photo in "Ваше photo"',
+        'a.note: English word(s) photo in "Ваше photoфото"',
       ].sort(),
     );
   });

@@ -160,7 +160,7 @@ export function Writer({
       />
       {nearLimit && (
         <p className={ui.muted} aria-live="polite">
-          {t('composer.characters_left', { count: LIMITS.text - text.length })}
+          {t('composer.characters_left', { count: Math.max(0, LIMITS.text - text.length) })}
         </p>
       )}
       <FilePreviews files={files} onToggle={(key) => dispatch({ type: 'toggleRemoved', key })} />
