@@ -76,6 +76,14 @@ const SAME_IN_EVERY_LANGUAGE = new Set([
   'mail',
 ]);
 
+/**
+ * Texts that are, in a language, really the same as the English one (French "Notifications",
+ * "Message", "Photos"; Norwegian "Send"): by language, the keys whose text may equal en_US's.
+ */
+const SAME_AS_ENGLISH = JSON.parse(
+  readFileSync(new URL('../../locales/same-as-english.json', import.meta.url), 'utf8'),
+) as Record<string, string[]>;
+
 /** English words that are no word of the other Latin-script languages: one left in a text is a gap. */
 const ENGLISH_ONLY = new Set(
   "the your you with this that have please again cannot isn’t isn't don’t don't what there been which could would should something someone anyone everyone nothing here yet".split(
@@ -94,7 +102,12 @@ const words = (text: string): string[] =>
     .filter((word) => word !== '');
 
 /** Every problem of one language's file, as readable lines (empty when it is complete). */
-function problemsOf(lang: string, file: unknown, english: Flat): string[] {
+function problemsOf(
+  lang: string,
+  file: unknown,
+  english: Flat,
+  allowedSame: Record<string, string[]> = SAME_AS_ENGLISH,
+): string[] {
   const problems: string[] = [];
   const texts = flatten(file, '', {}, problems);
   const bases = pluralBases(english);
@@ -120,7 +133,11 @@ function problemsOf(lang: string, file: unknown, english: Flat): string[] {
       problems.push(`${key}: placeholders {{${have.join('}} {{')}}} instead of {{${want.join('}} {{')}}}`);
     if (lang === FALLBACK_LANGUAGE) continue;
     const englishSource = english[key] ?? source;
-    if (text === englishSource && words(text).some((word) => !SAME_IN_EVERY_LANGUAGE.has(word)))
+    if (
+      text === englishSource &&
+      !(allowedSame[lang] ?? []).includes(key) &&
+      words(text).some((word) => !SAME_IN_EVERY_LANGUAGE.has(word))
+    )
       problems.push(`${key}: still the English text "${text}"`);
     // In other scripts, every run of Latin letters counts, also one a Korean particle is glued to
     // ("Kith에서").
@@ -139,6 +156,18 @@ const english = flatten(load(FALLBACK_LANGUAGE), '', {}, []);
 describe('locales/<lang>.json', () => {
   it('en_US has a text for every error code of the API', () => {
     expect(ERROR_CODES.filter((code) => english[`web.errors.${code}`] === undefined)).toEqual([]);
+  });
+
+  it('allows a text the same as English only in a language that has it, and only while it is', () => {
+    const stale = Object.entries(SAME_AS_ENGLISH).flatMap(([lang, keys]) => {
+      if (!(LANGUAGES as readonly string[]).includes(lang) || lang === FALLBACK_LANGUAGE)
+        return [`${lang}: not a translation`];
+      const texts = flatten(load(lang), '', {}, []);
+      return keys
+        .filter((key) => english[key] === undefined || texts[key] !== english[key])
+        .map((key) => `${lang} ${key}`);
+    });
+    expect(stale).toEqual([]);
   });
 
   it.each(LANGUAGES)('%s has every text, translated, with its placeholders and plural forms', (lang) => {

@@ -61,10 +61,14 @@ describe('language choice', () => {
     await initI18n('fr_FR');
   });
 
-  it("starts in the page's default language, falling back to en_US texts where it has none", () => {
+  it("starts in the page's default language, with that language's texts", () => {
     expect(i18n.language).toBe('fr_FR');
     expect(document.documentElement.lang).toBe('fr-FR');
-    expect(i18n.t('errors.empty_message')).toBe('The message is empty and cannot be sent.');
+    const french = JSON.parse(readFileSync(path.resolve(srcDir, '../../locales/fr_FR.json'), 'utf8')) as {
+      web: { errors: { empty_message: string } };
+    };
+    expect(i18n.t('errors.empty_message')).toBe(french.web.errors.empty_message);
+    expect(i18n.t('errors.empty_message')).not.toBe('The message is empty and cannot be sent.');
   });
 
   it("switches to the user's language, and to en_US for an unknown code", async () => {
@@ -92,8 +96,8 @@ describe('language choice', () => {
     render(createElement(Probe));
     expect(screen.getByText('en_US: 2 comments')).toBeTruthy();
     await act(() => setLanguage('ru_RU'));
-    // ru_RU has no web texts yet: the text still comes from en_US.
-    expect(screen.getByText('ru_RU: 2 comments')).toBeTruthy();
+    expect(screen.getByText(`ru_RU: ${i18n.t('feed.comments', { count: 2 })}`)).toBeTruthy();
+    expect(i18n.t('feed.comments', { count: 2 })).toMatch(/^2 комментари/);
     expect(seen.at(-1)).not.toBe(seen[0]);
     expect(seen.at(-1)).toBe(i18n.t);
     cleanup();
