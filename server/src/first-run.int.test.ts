@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../test/client.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
 import { firstRunInvitation } from './first-run.js';
+import { serverText } from './mail/texts.js';
 import { RETENTION, runHousekeeping } from './maintenance/housekeeping.js';
 
 describe('first run', () => {
@@ -49,5 +50,24 @@ describe('first run when nobody uses the setup link', () => {
     const second = await firstRunInvitation(t.ctx);
     expect(second).not.toBeNull();
     expect(second).not.toBe(first);
+  });
+});
+
+describe('first run in another language', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ DEFAULT_LANG: 'ru_RU' });
+  });
+  afterAll(() => t.close());
+
+  it('names the first group in the instance’s language', async () => {
+    const inviteKey = (await firstRunInvitation(t.ctx))?.split('/').pop() ?? '';
+    const api = new ApiClient(t.app);
+    const signup = await api.post('/signup', {
+      body: { login: 'first@example.org', password: 'password123', invite_key: inviteKey },
+    });
+    const group = await api.get(`/groups/${signup.body.group}`, { key: signup.body.api_key });
+    expect(group.body.name).toBe(serverText('ru_RU', 'first_group_name'));
+    expect(group.body.name).not.toBe('Home');
   });
 });

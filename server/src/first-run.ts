@@ -2,9 +2,9 @@ import type { AppContext } from './context.js';
 import { transaction } from './db/transaction.js';
 import { findGroupById } from './features/groups/queries.js';
 import { insertGroup } from './features/groups/service.js';
+import { serverText } from './mail/texts.js';
 
 const SETUP_GROUP_KEY = 'setup_group_id';
-const SETUP_GROUP_NAME = 'Home';
 
 /**
  * On an instance with no account yet, returns the invitation link of a first group (created once),
@@ -19,7 +19,8 @@ export async function firstRunInvitation(ctx: AppContext): Promise<string | null
     let group = meta === undefined ? undefined : await findGroupById(tx, meta.value);
     if (group === undefined) {
       const now = ctx.clock.now();
-      group = await insertGroup(tx, SETUP_GROUP_NAME, now);
+      // Named in the instance's language: "Home", "Zuhause", "家"…
+      group = await insertGroup(tx, serverText(ctx.config.defaultLang, 'first_group_name'), now);
       // Member-less from birth: if nobody ever joins (the first account was made with the CLI),
       // housekeeping purges it like any empty group; a later start makes a new one if still needed.
       await tx.updateTable('groups').set({ emptied_at: now }).where('id', '=', group.id).execute();

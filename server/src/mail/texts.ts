@@ -18,26 +18,44 @@ export const LOCALES_DIR = path.resolve(import.meta.dirname, '..', '..', '..', '
 
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
-const cache = new Map<Language, Record<string, string>>();
+type Section = 'mail' | 'server';
 
-/** The `mail` texts of one language, read once. */
-export function mailTexts(lang: Language): Record<string, string> {
-  let texts = cache.get(lang);
+const cache = new Map<string, Record<string, string>>();
+
+/** One section of one language's file, read once. */
+function sectionTexts(lang: Language, section: Section): Record<string, string> {
+  let texts = cache.get(`${lang} ${section}`);
   if (texts === undefined) {
     try {
-      const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
-        mail?: Record<string, string>;
-      };
-      texts = file.mail ?? {};
+      const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as Partial<
+        Record<Section, Record<string, string>>
+      >;
+      texts = file[section] ?? {};
     } catch (error) {
       // English is the source: without it no mail can be written, and that must show at once.
       if (lang === FALLBACK_LANGUAGE) throw error;
       // A missing or broken translation file: the mail goes out in English rather than not at all.
       texts = {};
     }
-    cache.set(lang, texts);
+    cache.set(`${lang} ${section}`, texts);
   }
   return texts;
+}
+
+/** The `mail` texts of one language, read once. */
+export function mailTexts(lang: Language): Record<string, string> {
+  return sectionTexts(lang, 'mail');
+}
+
+/**
+ * A text of the `server` section (what the server writes for people outside e-mails, such as the
+ * first group's name) in `lang`, else in en_US.
+ */
+export function serverText(lang: string, key: string): string {
+  const code = isOfferedLanguage(lang) ? lang : FALLBACK_LANGUAGE;
+  const text = sectionTexts(code, 'server')[key] ?? sectionTexts(FALLBACK_LANGUAGE, 'server')[key];
+  if (text === undefined) throw new Error(`Missing server text "${key}"`);
+  return text;
 }
 
 /** The language mails to this user are written in: theirs when Kith offers it, else the fallback. */
