@@ -230,6 +230,10 @@ export async function newPage(browser: Browser, viewport: Viewport, options: Pag
     hasTouch: mobile,
     locale: options.locale ?? 'en-US',
     colorScheme: options.colorScheme ?? 'light',
+    // No transitions (global.css zeroes them under reduced motion): an accessibility or layout
+    // check then never catches a menu or an alert halfway through its animation, however busy
+    // the machine, as two scenario files run at once.
+    reducedMotion: 'reduce',
   });
   // Limits for a busy machine (both cores loaded by other work): a condition that holds is met at
   // once, a slow start of the server or the browser only makes the wait longer.

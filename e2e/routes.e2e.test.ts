@@ -395,7 +395,7 @@ describe('every route', () => {
 });
 
 // The screens inside the logged-in layout take the person's language: a few of them in Russian,
-// for a script other than Latin and longer words (untranslated texts fall back to English).
+// for a script other than Latin and longer words.
 describe('in Russian', () => {
   const LOCALIZED = ROUTES.filter((route) => ['group', 'notifications', 'message-child'].includes(route.name));
   it('shows the signed-in screens in Russian without a serious accessibility violation', async () => {

@@ -6,6 +6,7 @@
 //
 // Viewports: every tab at both; the signup, profile, language and theme at desktop; notifications,
 // default group and the redirect at phone; the key reset and deletion at desktop.
+import { readFileSync } from 'node:fs';
 import type { Dialog, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { accessibilityViolations } from './axe.js';
@@ -26,6 +27,17 @@ import { gone, loaded, textOf, visible } from './wait.js';
 import type { Browser } from 'playwright-core';
 
 const GROUP_URL = /\/groups\/([0-9a-f-]{36})$/;
+
+const FRENCH = JSON.parse(readFileSync(new URL('../locales/fr_FR.json', import.meta.url), 'utf8')) as {
+  web: Record<string, Record<string, string>>;
+};
+/** A French text of the interface, as locales/fr_FR.json has it. */
+function french(key: string): string {
+  const [section = '', name = ''] = key.split('.');
+  const text = FRENCH.web[section]?.[name];
+  if (text === undefined) throw new Error(`fr_FR has no text ${key}`);
+  return text;
+}
 const TABS = [
   ['profile', 'Profile'],
   ['notifications', 'Notifications'],
@@ -444,23 +456,23 @@ describe('account settings', () => {
       await expect.poll(async () => (await root(page)).lang).toBe('fr-FR');
       expect((await me()).data.lang).toBe('fr_FR');
       // The interface itself is in French at once, without a reload.
-      await visible(page.getByRole('heading', { level: 1, name: 'Paramètres' }));
-      await visible(page.getByRole('tab', { name: 'Langue' }));
+      await visible(page.getByRole('heading', { level: 1, name: french('settings.title') }));
+      await visible(page.getByRole('tab', { name: french('settings.tab_language') }));
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, 'settings-language-fr-desktop');
       const phone = await open('phone');
       await signIn(phone.page);
       await phone.page.goto(`${kith.url}/users/${ana.id}/settings?tab=profile`);
       await expect.poll(async () => (await root(phone.page)).lang).toBe('fr-FR');
-      await visible(phone.page.getByRole('tab', { name: 'Profil' }));
+      await visible(phone.page.getByRole('tab', { name: french('settings.tab_profile') }));
       await screenshot(phone.page, 'settings-profile-fr-phone');
 
       // And back: the select shows the saved language after a reload.
       await page.reload();
-      const french = page.getByLabel('Langue de l’interface');
-      await textOf(french.locator('option:checked')).toBe('Français');
-      await french.selectOption({ label: 'English' });
-      await page.getByRole('button', { name: 'Enregistrer' }).click();
+      const frenchSelect = page.getByLabel(french('settings.language'));
+      await textOf(frenchSelect.locator('option:checked')).toBe('Français');
+      await frenchSelect.selectOption({ label: 'English' });
+      await page.getByRole('button', { name: french('settings.save') }).click();
       await expect.poll(async () => (await root(page)).lang).toBe('en-US');
       await visible(page.getByRole('heading', { level: 1, name: 'Settings' }));
       expect(errors).toEqual([]);

@@ -31,10 +31,11 @@ export default defineConfig({
         // some twenty files of a few hundred bytes each for the first screen, which gzip worse.
         codeSplitting: {
           groups: [
-            { name: 'vendor', test: /node_modules/ },
+            // The bundled Tifinagh face stays out of it: lib/scripts.ts loads it only where it shows.
+            { name: 'vendor', test: /node_modules\/(?!@fontsource)/ },
             {
               name: 'shell',
-              test: /web\/src\/(lib|api|hooks|features\/(layout|live)|components\/(Avatar|Dropdown|Spinner|LoadError|avatarColors))\/?|common\/src\//,
+              test: /web\/src\/(lib|api|hooks|features\/(layout|live)|components\/(Avatar|Dropdown|Spinner|LoadError|avatarColors))\/?|common\/src\/(?!language-names|locale-format-more)/,
             },
           ],
         },

@@ -10,3 +10,4 @@ export * from './api/link-schemas.js';
 export * from './api/endpoints.js';
 export * from './api/events.js';
 export * from './locale-format.js';
+export * from './locale-format-more.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pluralCategories, pluralCategory } from './i18n.js';
-import { formatDate, formatList, formatNumber, formatTimeAgo } from './locale-format.js';
+import { formatDate, formatNumber, formatTimeAgo } from './locale-format.js';
+import { formatList } from './locale-format-more.js';
 
 const joinTwo = (first: string, second: string) => `${first} + ${second}`;
 

@@ -12,7 +12,7 @@ interface Constructor {
 const supported = new Map<string, boolean>();
 
 /** True when the runtime's Intl has `lang` for this kind of formatter. */
-function hasLocale(kind: string, constructor: Constructor, lang: string): boolean {
+export function hasLocale(kind: string, constructor: Constructor, lang: string): boolean {
   const key = `${kind} ${lang}`;
   let answer = supported.get(key);
   if (answer === undefined) {
@@ -80,35 +80,4 @@ export function formatDate(lang: string, date: Date): string {
     dateFormats.set(lang, format);
   }
   return format.format(date);
-}
-
-/** A date and time in full, for a tooltip; digits only when the runtime lacks the locale. */
-export function formatDateTime(lang: string, date: Date): string {
-  return hasLocale('date', Intl.DateTimeFormat, lang)
-    ? new Intl.DateTimeFormat(bcp47(lang), { dateStyle: 'long', timeStyle: 'short' }).format(date)
-    : new Intl.DateTimeFormat('sv-SE', { dateStyle: 'short', timeStyle: 'short' }).format(date);
-}
-
-const listFormats = new Map<string, Intl.ListFormat | null>();
-
-/**
- * Names joined as the locale joins them ("Ann, Bob and Eve", "Ann, Bob et Eve", "Ann、Bob和Eve").
- * Without the locale in the runtime, two names go through `joinTwo` (a translated "{{first}} and
- * {{second}}") and longer lists are built from it.
- */
-export function formatList(
-  lang: string,
-  items: readonly string[],
-  joinTwo: (first: string, second: string) => string,
-): string {
-  let format = listFormats.get(lang);
-  if (format === undefined) {
-    format = hasLocale('list', Intl.ListFormat, lang)
-      ? new Intl.ListFormat(bcp47(lang), { type: 'conjunction' })
-      : null;
-    listFormats.set(lang, format);
-  }
-  if (format !== null) return format.format(items);
-  if (items.length <= 1) return items[0] ?? '';
-  return joinTwo(items.slice(0, -1).join(', '), items[items.length - 1] ?? '');
 }

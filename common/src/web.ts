@@ -2,6 +2,7 @@
 export * from './limits.js';
 export * from './i18n.js';
 export * from './locale-format.js';
+export * from './locale-format-more.js';
 export * from './language-names.js';
 export * from './enums.js';
 export * from './errors.js';

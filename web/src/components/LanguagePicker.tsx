@@ -1,7 +1,8 @@
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
 import { bcp47, isOfferedLanguage, LANGUAGE_NAMES, LANGUAGES } from '@kith/common';
 import { setLanguage, useTranslation } from '../lib/i18n';
 import { rememberLanguage } from '../lib/language';
+import { loadTifinagh } from '../lib/scripts';
 import styles from './LanguagePicker.module.css';
 
 /**
@@ -11,6 +12,8 @@ import styles from './LanguagePicker.module.css';
  */
 export function LanguagePicker() {
   const { t, i18n } = useTranslation();
+  // Tamazight's own name is written in Tifinagh.
+  useEffect(() => void loadTifinagh(), []);
   const id = useId();
   return (
     <div className={styles.picker}>

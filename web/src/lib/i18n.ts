@@ -2,6 +2,7 @@
 // "mail"). Only the language in use is downloaded; en_US is always loaded as the fallback.
 import { useSyncExternalStore } from 'react';
 import { FALLBACK_LANGUAGE, isOfferedLanguage } from '@kith/common';
+import { loadTifinagh } from './scripts';
 import { type Texts, type TFunction, bcp47, translator } from './translate';
 
 export { bcp47, type TFunction };
@@ -37,7 +38,7 @@ export function useTranslation(): { t: TFunction; i18n: typeof i18n } {
 /** Switches the interface language (an unknown code falls back to en_US). */
 export async function setLanguage(lang: string | null | undefined): Promise<void> {
   const code = lang && isOfferedLanguage(lang) ? lang : FALLBACK_LANGUAGE;
-  await Promise.all([loadTexts(FALLBACK_LANGUAGE), loadTexts(code)]);
+  await Promise.all([loadTexts(FALLBACK_LANGUAGE), loadTexts(code), code === 'zgh' ? loadTifinagh() : undefined]);
   if (i18n.language !== code) {
     i18n.language = code;
     i18n.t = translator(code, texts);

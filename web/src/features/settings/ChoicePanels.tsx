@@ -1,4 +1,4 @@
-import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router';
 import {
   bcp47,
@@ -12,6 +12,7 @@ import {
 } from '@kith/common';
 import { deviceLanguage } from '../../lib/language';
 import { setLanguage, useTranslation } from '../../lib/i18n';
+import { loadTifinagh } from '../../lib/scripts';
 import { applyTheme, THEME_CHOICES, themeChoice } from '../../lib/theme';
 import ui from '../../styles/ui.module.css';
 import { defaultGroupOf } from './settings';
@@ -148,6 +149,8 @@ function languageOf(me: Me): Language {
 /** The interface language, each named in itself; saving switches the interface at once. */
 export function LanguagePanel({ me }: { me: Me }) {
   const { t } = useTranslation();
+  // Tamazight's own name is written in Tifinagh.
+  useEffect(() => void loadTifinagh(), []);
   return (
     <ChoiceForm
       me={me}

@@ -1,0 +1,36 @@
+import { bcp47 } from './i18n.js';
+import { hasLocale } from './locale-format.js';
+
+// The formatters only some screens use (the notification panel, a message's tooltip), apart from
+// locale-format.ts so that the first screen of the web client does not carry them.
+
+/** A date and time in full, for a tooltip; digits only when the runtime lacks the locale. */
+export function formatDateTime(lang: string, date: Date): string {
+  return hasLocale('date', Intl.DateTimeFormat, lang)
+    ? new Intl.DateTimeFormat(bcp47(lang), { dateStyle: 'long', timeStyle: 'short' }).format(date)
+    : new Intl.DateTimeFormat('sv-SE', { dateStyle: 'short', timeStyle: 'short' }).format(date);
+}
+
+const listFormats = new Map<string, Intl.ListFormat | null>();
+
+/**
+ * Names joined as the locale joins them ("Ann, Bob and Eve", "Ann, Bob et Eve", "Ann、Bob和Eve").
+ * Without the locale in the runtime, two names go through `joinTwo` (a translated "{{first}} and
+ * {{second}}") and longer lists are built from it.
+ */
+export function formatList(
+  lang: string,
+  items: readonly string[],
+  joinTwo: (first: string, second: string) => string,
+): string {
+  let format = listFormats.get(lang);
+  if (format === undefined) {
+    format = hasLocale('list', Intl.ListFormat, lang)
+      ? new Intl.ListFormat(bcp47(lang), { type: 'conjunction' })
+      : null;
+    listFormats.set(lang, format);
+  }
+  if (format !== null) return format.format(items);
+  if (items.length <= 1) return items[0] ?? '';
+  return joinTwo(items.slice(0, -1).join(', '), items[items.length - 1] ?? '');
+}
