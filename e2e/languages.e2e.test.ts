@@ -387,7 +387,8 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
 });
 
 describe('e-mails in other scripts', () => {
-  it.each(['ta_IN', 'zgh', 'ko_KR', 'ru_RU', 'zh_Hans'])(
+  // Chinese first: the Russian user chose it in the settings above, and the Russian mail resets that.
+  it.each(['zh_Hans', 'ta_IN', 'zgh', 'ko_KR', 'ru_RU'])(
     'writes the password reset e-mail in %s with a glyph for every letter',
     async (lang) => {
       // ru_RU's user chose Chinese in the settings above; the others' languages are set as the settings do.
