@@ -319,7 +319,7 @@ describe('bookmarks and sharing', () => {
       await page.goto(`${kith.url}/share?${new URLSearchParams({ parent: beachId, text: 'Lovely' }).toString()}`);
       await visible(page.getByRole('heading', { level: 1, name: 'Share as a comment' }));
       await visible(page.getByText('A comment on “Beach day”'));
-      await visible(page.getByText('Shared in Our Home'));
+      await visible(page.getByText('Will be shared in Our Home'));
       expect(await page.getByLabel('Group').count()).toBe(0);
       expect(await page.getByLabel('Title').count()).toBe(0);
       await page.getByRole('button', { name: 'Share', exact: true }).click();
