@@ -10,6 +10,10 @@ const alias = { '@kith/common': fileURLToPath(new URL('./common/src/index.ts', i
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Two files at a time in every project (Vitest would use one worker on a 2-core machine): the
+    // suites wait on databases, servers and browsers more than they compute, and every file keeps
+    // its own database, server or browser, so two at once roughly halve `npm test`.
+    maxWorkers: 2,
     projects: [
       {
         resolve: { alias },
@@ -57,15 +61,13 @@ export default defineConfig({
       {
         // Real browser (Debian's chromium through playwright-core) against the built server and
         // client on a fresh database. Each file starts its own server (on a free port) and browser,
-        // so two files run at once: the scenarios mostly wait on the browser and the server, and
-        // two at a time about halve the suite's time on a 2-core machine.
+        // so files run two at a time like the other projects'.
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 120_000,
           fileParallelism: true,
-          maxWorkers: 2,
           // expect.poll gives up after 1 s by default: far too short for a browser on a busy machine.
           expect: { poll: { timeout: 30_000, interval: 100 } },
         },
