@@ -204,6 +204,8 @@ function overflowing(page: Page): Promise<string[]> {
 
 /** Every check of one screen in `lang`, with its screenshot. Answers the problems found. */
 async function checkScreen(page: Page, lang: string, screen: string): Promise<string[]> {
+  // From the top, so the full-page picture does not show the sticky bar halfway down.
+  await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
   await screenshot(page, `lang-${lang}-${screen}`);
   const own = flatten(localeFile(lang).web);
   return [
