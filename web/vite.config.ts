@@ -35,7 +35,7 @@ export default defineConfig({
             { name: 'vendor', test: /node_modules\/(?!@fontsource)/ },
             {
               name: 'shell',
-              test: /web\/src\/(lib|api|hooks|features\/(layout|live)|components\/(Avatar|Dropdown|Spinner|LoadError|avatarColors))\/?|common\/src\/(?!language-names|locale-format-more)/,
+              test: /web\/src\/(lib(?!\/browserLanguage)|api|hooks|features\/(layout|live)|components\/(Avatar|Dropdown|Spinner|LoadError|avatarColors))\/?|common\/src\/(?!language-names|locale-format-more)/,
             },
           ],
         },

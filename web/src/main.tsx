@@ -1,9 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, startFirstScreen } from './App';
-import { appPath } from './lib/config';
+import { appPath, LANG_FROM_BROWSER } from './lib/config';
 import { initI18n } from './lib/i18n';
-import { deviceLanguage } from './lib/language';
+import { deviceLanguage, setBrowserLanguage } from './lib/language';
 import './styles/global.css';
 
 // The service worker (installable app, share target: web/src/sw.ts) once the page has loaded, so
@@ -15,6 +15,10 @@ if ('serviceWorker' in navigator) {
 
 // Texts first, so the first paint is already in the right language (the device's until the account's
 // own is known, lib/language.ts); the first screen's code and reads load beside them.
+if (LANG_FROM_BROWSER) {
+  const { matchBrowserLanguage } = await import('./lib/browserLanguage');
+  setBrowserLanguage(matchBrowserLanguage(navigator.languages));
+}
 await Promise.all([initI18n(deviceLanguage()), startFirstScreen()]);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -25,12 +25,12 @@ function builtClient(): string {
   return dist;
 }
 
-/** `web.app.description` of a locale file, as the manifest should carry it. */
+/** `server.app_description` of a locale file, as the manifest should carry it. */
 function description(lang: string): string {
   const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as {
-    web?: { app?: { description?: string } };
+    server?: { app_description?: string };
   };
-  return file.web?.app?.description ?? description('en_US');
+  return file.server?.app_description ?? description('en_US');
 }
 
 describe.each([

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import { bcp47, FALLBACK_LANGUAGE } from '@kith/common';
+import { bcp47 } from '@kith/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
-import { LOCALES_DIR } from '../mail/texts.js';
+import { serverText } from '../mail/texts.js';
 
 // Content Security Policy of the web client's page: everything from our own origin; embeds
 // (built by the server for allow-listed providers) only over https. The service worker and the web
@@ -92,36 +92,19 @@ export async function registerWebClient(app: FastifyInstance, config: Config): P
 
 /**
  * The installable app's manifest in the instance's language (`DEFAULT_LANG`): its description
- * from `web.app.description` of locales/<lang>.json, with `lang` set, so a phone's app list and
+ * from `server.app_description` of locales/<lang>.json, with `lang` set, so a phone's app list and
  * install prompt do not speak English to a family that set another language. Null without a build.
  */
 export function renderManifest(config: Config): string | null {
   const file = path.join(config.webDist, MANIFEST);
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const description = webText(config.defaultLang, ['app', 'description']);
+  const description = serverText(config.defaultLang, 'app_description');
   return JSON.stringify({
     ...manifest,
     lang: bcp47(config.defaultLang),
-    ...(description === undefined ? {} : { description }),
+    description,
   });
-}
-
-/** A text of the `web` section of locales/<lang>.json, en_US's when the language lacks it. */
-function webText(lang: string, keyPath: readonly string[]): string | undefined {
-  for (const code of [lang, FALLBACK_LANGUAGE]) {
-    try {
-      let node: unknown = (
-        JSON.parse(readFileSync(path.join(LOCALES_DIR, `${code}.json`), 'utf8')) as { web?: unknown }
-      ).web;
-      for (const name of keyPath)
-        node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[name] : undefined;
-      if (typeof node === 'string' && node !== '') return node;
-    } catch {
-      // A missing or broken translation file: the next language.
-    }
-  }
-  return undefined;
 }
 
 export const PAGE_HEADERS = {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { deviceLanguage, LANGUAGE_KEY, matchBrowserLanguage, rememberLanguage } from './language';
+import { matchBrowserLanguage } from './browserLanguage';
+import { deviceLanguage, LANGUAGE_KEY, rememberLanguage, setBrowserLanguage } from './language';
 import { clearSession, setApiKey } from './session';
 import { storage } from './storage';
 
@@ -34,6 +35,14 @@ describe('the device’s language', () => {
     expect(deviceLanguage()).toBe('en_US');
     rememberLanguage('ko_KR');
     expect(deviceLanguage()).toBe('ko_KR');
+  });
+
+  it('takes the browser’s language, when matched, before the page’s default', () => {
+    setBrowserLanguage('ko_KR');
+    expect(deviceLanguage()).toBe('ko_KR');
+    rememberLanguage('de_DE');
+    expect(deviceLanguage()).toBe('de_DE');
+    setBrowserLanguage(undefined);
   });
 
   it('ignores a stored code that is not offered', () => {
