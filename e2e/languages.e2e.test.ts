@@ -343,7 +343,9 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
     // The message, its comments and a new comment, "just now" in the language.
     await page.goto(`${kith.url}/messages/${messageId}`);
     const comments = page.getByRole('region', { name: text(lang, 'comments.title') });
-    await visible(comments.getByText('🌊'));
+    // The thread shows its last comments only: the journeys before this one added theirs.
+    await visible(page.getByText('The lake, at last.'));
+    await visible(comments);
     await page.getByLabel(text(lang, 'composer.reply')).fill(`${lang} ✓`);
     await page.getByRole('button', { name: text(lang, 'composer.send_reply'), exact: true }).click();
     await visible(comments.getByText(`${lang} ✓`));
