@@ -6,8 +6,10 @@
 
 let loading: Promise<unknown> | undefined;
 
-/** Declares the bundled Tifinagh face (once). */
+/** Declares the bundled Tifinagh face (once). Never fails: without it, the systems' fonts remain. */
 export function loadTifinagh(): Promise<unknown> {
-  loading ??= import('@fontsource/noto-sans-tifinagh/tifinagh-400.css');
+  loading ??= import('@fontsource/noto-sans-tifinagh/tifinagh-400.css').catch(() => {
+    loading = undefined; // a later page may try again
+  });
   return loading;
 }
