@@ -10,6 +10,7 @@ import { linkRoutes } from './features/links/routes.js';
 import { eventRoutes } from './features/live/stream.js';
 import { messageRoutes } from './features/messages/routes.js';
 import { groupRoutes } from './features/groups/routes.js';
+import { healthRoutes } from './features/health/routes.js';
 import { infoRoutes } from './features/info/routes.js';
 import { notificationRoutes } from './features/notifications/routes.js';
 import { searchRoutes } from './features/search/routes.js';
@@ -169,9 +170,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     return payload;
   });
 
-  // One line per request, without headers or secrets in the URL.
+  // One line per request, without headers or secrets in the URL; the probes a load balancer sends
+  // every few seconds only at debug level.
+  const probePath = `${apiPrefix}/health`;
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    const probe = request.url === probePath || request.url.startsWith(`${probePath}/`);
+    request.log[probe && reply.statusCode < 500 ? 'debug' : 'info'](
       {
         method: request.method,
         url: redactUrl(request.url),
@@ -193,6 +197,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       infoRoutes(api, ctx);
+      healthRoutes(api, ctx);
       authRoutes(api, ctx);
       userRoutes(api, ctx);
       accountRoutes(api, ctx);

@@ -8,6 +8,7 @@ import {
   FileObject,
   Group,
   GroupNameBody,
+  Health,
   GroupPage,
   GroupRef,
   Info,
@@ -24,6 +25,7 @@ import {
   PublicLinkAnswer,
   ReadAllAnswer,
   ReadAllBody,
+  Readiness,
   ResetMailBody,
   SignupAnswer,
   SignupBody,
@@ -107,6 +109,21 @@ const bookmarkList = {
 export const endpoints = table({
   // Instance (docs/api §3.1)
   'GET /api/info': { summary: 'Instance state', tag: 'instance', auth: 'anyone', response: { 200: Info } },
+  // Probes for load balancers and orchestrators (docs/scale-out.md)
+  'GET /api/health': {
+    summary: 'Liveness: the process answers',
+    tag: 'instance',
+    auth: 'anyone',
+    response: { 200: Health },
+    errors: [503],
+  },
+  'GET /api/health/ready': {
+    summary: 'Readiness: the database answers, and the process is not shutting down',
+    tag: 'instance',
+    auth: 'anyone',
+    response: { 200: Readiness },
+    errors: [503],
+  },
 
   // Account: login, signup, password reset (docs/api §3.2–3.5)
   'POST /api/login': {

@@ -91,6 +91,15 @@ const Sizes = <K extends string>(keys: readonly K[]) =>
 const UPLOAD_KEYS = ['image', 'video', 'pdf', 'audio'] as const;
 
 /** The instance state (§3.1). */
+/** GET /api/health: the process answers. */
+export const Health = Type.Object({ status: Type.Literal('ok') });
+
+/** GET /api/health/ready: the stores this process needs answer. */
+export const Readiness = Type.Object({
+  status: Type.Literal('ready'),
+  checks: Type.Object({ database: Type.Literal('ok') }),
+});
+
 export const Info = Type.Object({
   version: Type.String(),
   compat: Type.String(),

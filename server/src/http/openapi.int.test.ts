@@ -34,6 +34,8 @@ describe('OpenAPI document and docs page (docs/api §11.5)', () => {
     expect(operations.sort()).toEqual(
       [
         'GET /api/info',
+        'GET /api/health',
+        'GET /api/health/ready',
         'POST /api/login',
         'POST /api/signup',
         'POST /api/password-reset-mail',

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { route } from '../../http/route.js';
+import { pingDatabase } from './queries.js';
+
+/** How long the readiness check waits for the database before calling it unreachable. */
+const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * GET /api/health and /api/health/ready, for load balancers and orchestrators: liveness (the
+ * process answers HTTP; nothing else is touched, so a slow database never gets a live process
+ * restarted) and readiness (the stores it needs answer; while it drains on SIGTERM every request,
+ * this one included, is answered 503 by app.ts, so the balancer stops sending it traffic).
+ */
+export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
+  route(app, 'GET /api/health', () => ({ status: 'ok' as const }));
+
+  route(app, 'GET /api/health/ready', async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([pingDatabase(ctx.db.kysely), timeout]);
+    } catch (error) {
+      ctx.log.warn({ err: error }, 'readiness: the database does not answer');
+      throw new ApiError(503, 'service_unavailable', 'The database does not answer', undefined, { 'Retry-After': '5' });
+    } finally {
+      clearTimeout(timer);
+    }
+    return { status: 'ready' as const, checks: { database: 'ok' as const } };
+  });
+}
