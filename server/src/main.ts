@@ -4,6 +4,7 @@ import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { scheduleDigests } from './features/digests/service.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
+import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
 import { createContext, createLogger } from './setup.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
@@ -21,6 +22,22 @@ async function main(): Promise<void> {
   }
 
   const log = createLogger(config);
+  // One server process per set of data until the shared stores of scale-out mode exist; a second
+  // one stops here, before migrating or listening (db/instance-lock.ts).
+  let lock: InstanceLock;
+  try {
+    lock = await acquireInstanceLock(config.database);
+  } catch (error) {
+    if (error instanceof InstanceLockedError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  log.info(
+    { database: config.database.kind },
+    'single-process mode: a second server on the same data refuses to start',
+  );
   const ctx = await createContext(config, { log });
   const app = await buildApp(ctx);
   const stopHousekeeping = scheduleHousekeeping(ctx);
@@ -47,6 +64,7 @@ async function main(): Promise<void> {
     // Running conversions are stopped (ffmpeg killed) and queued again for the next start.
     Promise.all([app.close(), ctx.jobs.stop()])
       .then(() => ctx.db.close())
+      .then(() => lock.release())
       .then(() => {
         log.info('stopped');
         process.exit(0);
