@@ -21,6 +21,11 @@ export interface Config {
   dataDir: string;
   /** `DATABASE_URL`: `postgres://…` for PostgreSQL; absent means SQLite at `<DATA_DIR>/kith.db`. */
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /**
+   * `REDIS_URL`: `redis://…` or `rediss://…`, the store several server processes share (throttle
+   * counts so far; docs/scale-out.md); absent means everything stays in this process.
+   */
+  redisUrl: string | null;
   /** `BASE_PATH`: sub-path the app is served under, e.g. `/family` (default: the site root). Normalized to `''` or `/x`. */
   basePath: string;
   /** `PUBLIC_URL`: the address people use, written into e-mails and links; includes the base path. */
@@ -185,6 +190,11 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   if (!isValidLangCode(defaultLang))
     problems.push(`DEFAULT_LANG must be a language code such as fr_FR (got "${defaultLang}")`);
 
+  const langFromBrowser = bool('LANG_FROM_BROWSER', false);
+  const redisUrl = read('REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
+    problems.push('REDIS_URL must start with redis:// or rediss://');
+
   const frequency = read('DEFAULT_NOTIFICATION_EMAILS') ?? 'none';
   if (!(NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(frequency)) {
     problems.push(`DEFAULT_NOTIFICATION_EMAILS must be one of ${NOTIFICATION_EMAIL_FREQUENCIES.join(', ')}`);
@@ -238,8 +248,9 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     allowEmail,
     upload,
     uploadMaxBytes,
+    redisUrl,
     defaultLang,
-    langFromBrowser: bool('LANG_FROM_BROWSER', false),
+    langFromBrowser,
     defaultNotificationEmails: frequency as NotificationEmailFrequency,
     showInvitationLinks,
     publicLinks,

@@ -43,6 +43,8 @@ describe('loadConfig defaults', () => {
     expect(config.basePath).toBe('');
     expect(config.publicUrl).toBe('http://localhost:8080');
     expect(config.smtpUrl).toBeNull();
+    expect(config.redisUrl).toBeNull();
+    expect(config.langFromBrowser).toBe(false);
     expect(config.mailFrom).toBe('Kith <kith@localhost>');
     expect(config.defaultLang).toBe('en_US');
     expect(config.defaultNotificationEmails).toBe('none');
@@ -181,6 +183,11 @@ describe('loadConfig values', () => {
   });
 });
 
+it('takes REDIS_URL with or without TLS', () => {
+  expect(load({ REDIS_URL: 'redis://cache:6379/0' }).redisUrl).toBe('redis://cache:6379/0');
+  expect(load({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
+});
+
 describe('loadConfig refuses bad values with ConfigError', () => {
   it.each([
     ['PORT', 'abc'],
@@ -191,6 +198,8 @@ describe('loadConfig refuses bad values with ConfigError', () => {
     ['PUBLIC_URL', 'ftp://x'],
     ['PUBLIC_URL', 'not a url'],
     ['SMTP_URL', 'http://x'],
+    ['REDIS_URL', 'http://localhost:6379'],
+    ['LANG_FROM_BROWSER', 'sometimes'],
     ['UPLOAD_VIDEO', 'maybe'],
     ['UPLOAD_MAX_IMAGE_MB', '0'],
     ['DEFAULT_LANG', '!!'],

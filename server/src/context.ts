@@ -9,6 +9,7 @@ import type { MemoryEventBus } from './events/memory-event-bus.js';
 import type { SearchIndex } from './search/search-index.js';
 import type { FileStore } from './storage/file-store.js';
 import type { JobQueue } from './jobs/job-queue.js';
+import type { Redis } from 'ioredis';
 
 /**
  * What every service gets: the swappable parts chosen once at start-up. Tests build their own
@@ -27,4 +28,6 @@ export interface AppContext {
   files: FileStore;
   /** Background jobs (video and audio conversion); started by main.ts, drained by tests. */
   jobs: JobQueue;
+  /** The store shared with other server processes (`REDIS_URL`), or null in one-process mode. */
+  redis: Redis | null;
 }

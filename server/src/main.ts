@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     // Running conversions are stopped (ffmpeg killed) and queued again for the next start.
     Promise.all([app.close(), ctx.jobs.stop()])
       .then(() => ctx.db.close())
+      .then(() => ctx.redis?.quit().catch(() => undefined))
       .then(() => lock.release())
       .then(() => {
         log.info('stopped');

@@ -6,6 +6,7 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { MemoryRateLimiter } from './lib/rate-limiter.js';
+import { connectRedis, RedisRateLimiter } from './lib/redis-rate-limiter.js';
 import { SecretBox } from './lib/secrets.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerMailHandler } from './mail/queue.js';
@@ -41,12 +42,15 @@ export async function createContext(
   const db = overrides.db ?? openDatabase(config.database);
   await Promise.all([migrateToLatest(db), detectMediaTools()]);
   const clock = overrides.clock ?? systemClock;
+  // Throttle counts shared by every server process when REDIS_URL is set (docs/scale-out.md).
+  const redis = config.redisUrl === null ? null : connectRedis(config.redisUrl);
   const ctx: AppContext = {
     config,
     db,
     clock,
     log,
-    limiter: new MemoryRateLimiter(clock),
+    limiter: redis === null ? new MemoryRateLimiter(clock) : new RedisRateLimiter(redis, clock),
+    redis,
     secretBox: new SecretBox(config.secretKey),
     mailer: overrides.mailer ?? createMailer(config, log),
     search: createSearchIndex(db.dialect),

@@ -122,6 +122,7 @@ export async function createTestApp(
       await ctx.jobs.stop();
       await app.close();
       await db.close();
+      ctx.redis?.disconnect();
       if (pgName !== null) {
         const name = pgName;
         await withAdmin((client) => dropDatabase(client, name));

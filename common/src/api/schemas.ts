@@ -97,7 +97,7 @@ export const Health = Type.Object({ status: Type.Literal('ok') });
 /** GET /api/health/ready: the stores this process needs answer. */
 export const Readiness = Type.Object({
   status: Type.Literal('ready'),
-  checks: Type.Object({ database: Type.Literal('ok') }),
+  checks: Type.Object({ database: Type.Literal('ok'), redis: Type.Optional(Type.Literal('ok')) }),
 });
 
 export const Info = Type.Object({

@@ -48,7 +48,7 @@ function lockSqlite(file: string): Promise<InstanceLock> {
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {
       throw new InstanceLockedError(
         `Another Kith server is running on ${file}. With SQLite, one server process runs on one ` +
-          'database: stop the other one first. Several processes need PostgreSQL and Redis (docs/scale-out.md).',
+          'database: stop the other one first.',
       );
     }
     throw error;
@@ -72,9 +72,9 @@ async function lockPostgres(url: string): Promise<InstanceLock> {
   if (rows[0]?.locked !== true) {
     await client.end();
     throw new InstanceLockedError(
-      'Another Kith server is running on this PostgreSQL database. Until Redis is configured for ' +
-        'live events, jobs and throttles, one server process runs on one database: stop the other one ' +
-        'first (docs/scale-out.md).',
+      'Another Kith server is running on this PostgreSQL database. Live events and background jobs ' +
+        'are not shared between processes yet, so one server process runs on one database: stop the ' +
+        'other one first.',
     );
   }
   client.on('error', () => undefined); // a lost connection is seen by the app's own pool too

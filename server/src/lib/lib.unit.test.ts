@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import { ApiError, invalidField, missingField, notFound, tooManyRequests } from './errors.js';
 import { newId, newOrderedId, parseId } from './ids.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from './passwords.js';
+import { rateLimiterCases, rejectionOf } from '../../test/rate-limiter-cases.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { randomToken, safeEqual, SecretBox, sha256 } from './secrets.js';
 import { UUID_V4 } from '../../test/expect.js';
@@ -32,107 +33,19 @@ function apiErrorOf(fn: () => unknown): ApiError {
 }
 
 describe('MemoryRateLimiter', () => {
-  it('counts the hits within the window', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    expect(limiter.count('k', MINUTE, 100)).toEqual({ count: 0, retryAfterMs: 0 });
-    limiter.hit('k');
-    clock.t += 10 * SECOND;
-    limiter.hit('k');
-    clock.t += 10 * SECOND;
-    limiter.hit('k');
-    expect(limiter.count('k', MINUTE, 100).count).toBe(3);
-  });
+  rateLimiterCases(() =>
+    Promise.resolve({ make: (clock) => new MemoryRateLimiter(clock), close: () => Promise.resolve() }),
+  );
 
-  it('forgets hits older than the window', () => {
+  it('sweeps hits older than the longest window (1 hour) and keeps recent ones', async () => {
     const clock = fakeClock();
     const limiter = new MemoryRateLimiter(clock);
-    const start = clock.t;
-    limiter.hit('k'); // at start
-    clock.t = start + 20 * SECOND;
-    limiter.hit('k'); // at start + 20 s
-    clock.t = start + MINUTE - 1;
-    expect(limiter.count('k', MINUTE, 100).count).toBe(2);
-    clock.t = start + MINUTE;
-    expect(limiter.count('k', MINUTE, 100).count).toBe(1);
-    clock.t = start + 20 * SECOND + MINUTE;
-    expect(limiter.count('k', MINUTE, 100).count).toBe(0);
-  });
-
-  it('counts each window separately for the same hits', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    limiter.hit('k');
-    clock.t += 5 * MINUTE;
-    limiter.hit('k');
-    expect(limiter.count('k', 10 * MINUTE, 100).count).toBe(2);
-    expect(limiter.count('k', MINUTE, 100).count).toBe(1);
-  });
-
-  it('gives retryAfterMs as the time until the key is back under the limit', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    const start = clock.t;
-    limiter.hit('k');
-    clock.t = start + 10 * SECOND;
-    limiter.hit('k');
-    clock.t = start + 25 * SECOND;
-    // At the limit (2): free again when the oldest hit leaves the window.
-    expect(limiter.count('k', MINUTE, 2)).toEqual({ count: 2, retryAfterMs: 35 * SECOND });
-    // Under the limit: no wait.
-    expect(limiter.count('k', MINUTE, 3)).toEqual({ count: 2, retryAfterMs: 0 });
-    // Over the limit (1): both hits must leave, so the newest one decides.
-    expect(limiter.count('k', MINUTE, 1)).toEqual({ count: 2, retryAfterMs: 45 * SECOND });
-    clock.t = start + MINUTE + 1;
-    expect(limiter.count('k', MINUTE, 1)).toEqual({ count: 1, retryAfterMs: 10 * SECOND - 1 });
-  });
-
-  it('undo takes back only the most recent hit', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    limiter.hit('k');
-    limiter.hit('k');
-    limiter.undo('k');
-    expect(limiter.count('k', MINUTE, 100).count).toBe(1);
-    limiter.undo('k');
-    limiter.undo('k');
-    expect(limiter.count('k', MINUTE, 100)).toEqual({ count: 0, retryAfterMs: 0 });
-  });
-
-  it('reset forgets every hit of the key', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    limiter.hit('k');
-    limiter.hit('k');
-    limiter.reset('k');
-    expect(limiter.count('k', MINUTE, 100)).toEqual({ count: 0, retryAfterMs: 0 });
-    limiter.hit('k');
-    expect(limiter.count('k', MINUTE, 100).count).toBe(1);
-  });
-
-  it('keeps keys independent', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    limiter.hit('a');
-    limiter.hit('a');
-    limiter.hit('b');
-    expect(limiter.count('a', MINUTE, 100).count).toBe(2);
-    expect(limiter.count('b', MINUTE, 100).count).toBe(1);
-    expect(limiter.count('c', MINUTE, 100).count).toBe(0);
-    limiter.reset('a');
-    expect(limiter.count('a', MINUTE, 100).count).toBe(0);
-    expect(limiter.count('b', MINUTE, 100).count).toBe(1);
-  });
-
-  it('sweeps hits older than the longest window (1 hour) and keeps recent ones', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    limiter.hit('old');
+    await limiter.hit('old');
     clock.t += 2 * 60 * MINUTE;
-    limiter.hit('new'); // triggers a sweep
-    limiter.hit('new');
-    expect(limiter.count('new', 60 * MINUTE, 100).count).toBe(2);
-    expect(limiter.count('old', 3 * 60 * MINUTE, 100).count).toBe(0);
+    await limiter.hit('new'); // triggers a sweep
+    await limiter.hit('new');
+    expect((await limiter.count('new', 60 * MINUTE, 100)).count).toBe(2);
+    expect((await limiter.count('old', 3 * 60 * MINUTE, 100)).count).toBe(0);
   });
 });
 
@@ -148,7 +61,7 @@ describe('Throttle', () => {
     expect(THROTTLES.unknownInvitationsPerUser).toEqual({ limit: 20, windowMs: 60 * MINUTE });
   });
 
-  it('take counts each attempt and refuses the one over the limit without counting it', () => {
+  it('take counts each attempt and refuses the one over the limit without counting it', async () => {
     const clock = fakeClock();
     const memory = new MemoryRateLimiter(clock);
     const hits: string[] = [];
@@ -156,85 +69,22 @@ describe('Throttle', () => {
       count: (key, windowMs, limit) => memory.count(key, windowMs, limit),
       hit: (key) => {
         hits.push(key);
-        memory.hit(key);
+        return memory.hit(key);
       },
       undo: (key) => memory.undo(key),
       reset: (key) => memory.reset(key),
     };
     const throttle = new Throttle(limiter, 'signupPerIp', '203.0.113.7');
-    for (let i = 0; i < 10; i++) throttle.take();
+    for (let i = 0; i < 10; i++) await throttle.take();
     expect(hits).toHaveLength(10);
-    const error = apiErrorOf(() => throttle.take());
+    const error = await rejectionOf(throttle.take());
     expect(error.status).toBe(429);
     expect(error.code).toBe('too_many_requests');
     expect(hits).toHaveLength(10);
     // One hour after the first ten, they have all expired.
     clock.t += 60 * MINUTE;
-    expect(() => throttle.take()).not.toThrow();
+    await expect(throttle.take()).resolves.toBeUndefined();
     expect(hits).toHaveLength(11);
-  });
-
-  it('check does not count', () => {
-    const limiter = new MemoryRateLimiter(fakeClock());
-    const throttle = new Throttle(limiter, 'resetMailsPerAccount', 'user-1');
-    for (let i = 0; i < 20; i++) throttle.check();
-    throttle.hit();
-    throttle.hit();
-    expect(() => throttle.check()).not.toThrow();
-    throttle.hit();
-    expect(apiErrorOf(() => throttle.check()).code).toBe('too_many_requests');
-  });
-
-  it('check answers 429 too_many_requests with Retry-After in whole seconds', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    const throttle = new Throttle(limiter, 'loginFailuresPerLoginAndIp', 'ana@example.org|203.0.113.7');
-    for (let i = 0; i < 10; i++) throttle.hit();
-    clock.t += 5 * MINUTE;
-    const error = apiErrorOf(() => throttle.check());
-    expect(error.status).toBe(429);
-    expect(error.code).toBe('too_many_requests');
-    expect(error.headers['Retry-After']).toBe('600');
-    expect(error.toBody()).toEqual({ code: 'too_many_requests', message: error.message, error: error.message });
-  });
-
-  it('Retry-After is at least 1 second', () => {
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    const throttle = new Throttle(limiter, 'loginFailuresPerLoginAndIp', 'x');
-    for (let i = 0; i < 10; i++) throttle.hit();
-    clock.t += 15 * MINUTE - 1; // 1 ms left
-    expect(apiErrorOf(() => throttle.check()).headers['Retry-After']).toBe('1');
-  });
-
-  it('a request made after waiting Retry-After is allowed, even when the count went over the limit', () => {
-    // Failures are checked before and counted after an await (the password hash), so concurrent
-    // attempts can push the count past the limit.
-    const clock = fakeClock();
-    const limiter = new MemoryRateLimiter(clock);
-    const throttle = new Throttle(limiter, 'loginFailuresPerLoginAndIp', 'y');
-    for (let i = 0; i < 12; i++) {
-      throttle.hit();
-      clock.t += MINUTE;
-    }
-    const retryAfter = Number(apiErrorOf(() => throttle.check()).headers['Retry-After']);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    clock.t += retryAfter * SECOND;
-    expect(() => throttle.check()).not.toThrow();
-  });
-
-  it('keeps subjects and rules apart, and reset clears one subject', () => {
-    const limiter = new MemoryRateLimiter(fakeClock());
-    const a = new Throttle(limiter, 'resetMailsPerAccount', 'a');
-    for (let i = 0; i < 3; i++) a.take();
-    expect(() => a.check()).toThrow(ApiError);
-    expect(() => new Throttle(limiter, 'resetMailsPerAccount', 'b').check()).not.toThrow();
-    expect(() => new Throttle(limiter, 'resetMailPerIp', 'a').check()).not.toThrow();
-    // Three hits under another rule do not reach the 3-per-hour rule of the same subject.
-    for (let i = 0; i < 3; i++) new Throttle(limiter, 'resetMailPerIp', 'c').take();
-    expect(() => new Throttle(limiter, 'resetMailsPerAccount', 'c').check()).not.toThrow();
-    a.reset();
-    expect(() => a.check()).not.toThrow();
   });
 });
 

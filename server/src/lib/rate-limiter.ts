@@ -1,32 +1,38 @@
 import type { Clock } from './clock.js';
 
 /**
- * Sliding-window counters for throttling (docs/api §1.6). This is the embedded, in-memory store;
- * a shared store for several processes plugs in behind the same interface.
+ * Sliding-window counters for throttling (docs/api §1.6): in memory in embedded mode
+ * (`MemoryRateLimiter`), in Redis when several processes share the counts (`RedisRateLimiter`,
+ * lib/redis-rate-limiter.ts). Asynchronous, as the shared store is across the network.
  */
 export interface RateLimiter {
   /**
    * How many hits `key` has in the last `windowMs`, and how long until it is back under `limit`
    * (0 when it already is).
    */
-  count(key: string, windowMs: number, limit: number): { count: number; retryAfterMs: number };
+  count(key: string, windowMs: number, limit: number): Promise<{ count: number; retryAfterMs: number }>;
   /** Records one hit for `key`. */
-  hit(key: string): void;
+  hit(key: string): Promise<void>;
   /** Takes back the most recent hit of `key` (an attempt counted in advance that succeeded). */
-  undo(key: string): void;
+  undo(key: string): Promise<void>;
   /** Forgets every hit of `key` (a successful login clears its failures). */
-  reset(key: string): void;
+  reset(key: string): Promise<void>;
 }
+
+/** The longest window in use (1 hour): older hits never matter and may be dropped. */
+export const MAX_WINDOW_MS = 60 * 60 * 1000;
 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly hits = new Map<string, number[]>();
   private lastSweep = 0;
-  // Longest window in use (1 hour); older hits never matter and are swept.
-  private static readonly MAX_WINDOW_MS = 60 * 60 * 1000;
 
   constructor(private readonly clock: Clock) {}
 
-  count(key: string, windowMs: number, limit: number): { count: number; retryAfterMs: number } {
+  count(key: string, windowMs: number, limit: number): Promise<{ count: number; retryAfterMs: number }> {
+    return Promise.resolve(this.countNow(key, windowMs, limit));
+  }
+
+  private countNow(key: string, windowMs: number, limit: number): { count: number; retryAfterMs: number } {
     const now = this.clock.now();
     const times = this.hits.get(key) ?? [];
     const recent = times.filter((t) => t > now - windowMs);
@@ -35,29 +41,32 @@ export class MemoryRateLimiter implements RateLimiter {
     return { count: recent.length, retryAfterMs: blocking === undefined ? 0 : blocking + windowMs - now };
   }
 
-  hit(key: string): void {
+  hit(key: string): Promise<void> {
     const now = this.clock.now();
     this.sweep(now);
     const times = this.hits.get(key) ?? [];
     times.push(now);
     this.hits.set(key, times);
+    return Promise.resolve();
   }
 
-  undo(key: string): void {
+  undo(key: string): Promise<void> {
     const times = this.hits.get(key);
     times?.pop();
     if (times?.length === 0) this.hits.delete(key);
+    return Promise.resolve();
   }
 
-  reset(key: string): void {
+  reset(key: string): Promise<void> {
     this.hits.delete(key);
+    return Promise.resolve();
   }
 
   /** Drops expired hits now and then so memory stays bounded by recent traffic. */
   private sweep(now: number): void {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
-    const horizon = now - MemoryRateLimiter.MAX_WINDOW_MS;
+    const horizon = now - MAX_WINDOW_MS;
     for (const [key, times] of this.hits) {
       const kept = times.filter((t) => t > horizon);
       if (kept.length === 0) this.hits.delete(key);

@@ -41,28 +41,28 @@ export class Throttle {
   }
 
   /** Throws 429 when the subject is already at its limit. */
-  check(): void {
+  async check(): Promise<void> {
     const { limit, windowMs } = THROTTLES[this.name];
-    const { count, retryAfterMs } = this.limiter.count(this.key, windowMs, limit);
+    const { count, retryAfterMs } = await this.limiter.count(this.key, windowMs, limit);
     if (count >= limit) throw tooManyRequests(retryAfterMs / 1000);
   }
 
   /** Checks, then counts this attempt. */
-  take(): void {
-    this.check();
-    this.hit();
+  async take(): Promise<void> {
+    await this.check();
+    await this.hit();
   }
 
-  hit(): void {
-    this.limiter.hit(this.key);
+  hit(): Promise<void> {
+    return this.limiter.hit(this.key);
   }
 
   /** Takes back an attempt counted in advance, once it turned out to succeed. */
-  undo(): void {
-    this.limiter.undo(this.key);
+  undo(): Promise<void> {
+    return this.limiter.undo(this.key);
   }
 
-  reset(): void {
-    this.limiter.reset(this.key);
+  reset(): Promise<void> {
+    return this.limiter.reset(this.key);
   }
 }

@@ -65,19 +65,19 @@ async function checkCredentials(
 ): Promise<UserRow> {
   const perLoginAndIp = new Throttle(ctx.limiter, 'loginFailuresPerLoginAndIp', `${login}|${ip}`);
   const perLogin = new Throttle(ctx.limiter, 'loginFailuresPerLogin', login);
-  perLoginAndIp.check();
-  perLogin.check();
+  await perLoginAndIp.check();
+  await perLogin.check();
   // Counted as failures before the (slow) check, so parallel guesses cannot slip past the limit;
   // a success takes them back.
-  perLoginAndIp.hit();
-  perLogin.hit();
+  await perLoginAndIp.hit();
+  await perLogin.hit();
   const ok =
     user !== undefined && password.length <= LIMITS.loginPasswordMax
       ? await verifyPassword(user.password_hash, password)
       : await verifyDummyPassword(password);
   if (!ok || user === undefined) throw invalidCredentials();
-  perLoginAndIp.reset();
-  perLogin.undo();
+  await perLoginAndIp.reset();
+  await perLogin.undo();
   return user;
 }
 
@@ -86,7 +86,7 @@ export async function login(ctx: AppContext, body: Body, ip: string): Promise<Si
   const rawLogin = body.requiredString('login', 'Login cannot be empty');
   const password = body.string('password');
   if (password === undefined || password === '') throw missingField('password', 'Password cannot be empty');
-  new Throttle(ctx.limiter, 'loginAttemptsPerIp', ip).take();
+  await new Throttle(ctx.limiter, 'loginAttemptsPerIp', ip).take();
   const loginName = rawLogin.trim().toLowerCase();
   const user = await findUserByLogin(ctx.db.kysely, loginName);
   const checked = await checkCredentials(ctx, user, loginName, password, ip);
@@ -99,7 +99,7 @@ export async function signup(
   body: Body,
   ip: string,
 ): Promise<SignedIn<{ api_key: string; group: string }>> {
-  new Throttle(ctx.limiter, 'signupPerIp', ip).take();
+  await new Throttle(ctx.limiter, 'signupPerIp', ip).take();
   const rawLogin = body.requiredString('login', 'Login cannot be empty');
   const password = body.string('password');
   if (password === undefined || password === '') throw missingField('password', 'Password cannot be empty');
@@ -193,7 +193,7 @@ export async function insertUser(
  * exists; the mail is sent after the request, so timing reveals nothing either.
  */
 export async function requestPasswordReset(ctx: AppContext, body: Body, ip: string): Promise<Record<string, never>> {
-  new Throttle(ctx.limiter, 'resetMailPerIp', ip).take();
+  await new Throttle(ctx.limiter, 'resetMailPerIp', ip).take();
   if (!ctx.config.allowEmail) throw new ApiError(503, 'email_disabled', 'This instance does not send e-mails');
   const mail = body.requiredString('mail', 'The e-mail address is required').trim().toLowerCase();
 
@@ -221,7 +221,7 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
 /** POST /api/new-password (docs/api §3.5): replaces the password, spends the keys, rotates the API key. */
 export async function resetPassword(ctx: AppContext, body: Body, ip: string): Promise<SignedIn<{ api_key: string }>> {
   const failures = new Throttle(ctx.limiter, 'newPasswordFailuresPerIp', ip);
-  failures.check();
+  await failures.check();
   const mail = body.requiredString('mail', 'The e-mail address is required').trim().toLowerCase();
   const key = body.requiredString('key', 'The reset key is required');
   const password = body.string('password');
@@ -230,10 +230,10 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
 
   const now = ctx.clock.now();
   // Counted before the lookup so parallel guesses cannot slip past the limit; a success takes it back.
-  failures.hit();
+  await failures.hit();
   const found = await findValidResetKey(ctx.db.kysely, sha256(key), mail, now);
   if (found === undefined) throw invalidResetKey();
-  failures.undo();
+  await failures.undo();
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);

@@ -13,7 +13,7 @@ const stopped = (id: string) => ({ id, data: { notification_emails: 'none' as co
 export function digestRoutes(app: FastifyInstance, ctx: AppContext): void {
   const byToken = async (rawUserId: string, token: string, ip: string) => {
     const throttle = new Throttle(ctx.limiter, 'stopEmailsBadTokensPerIp', ip);
-    throttle.check();
+    await throttle.check();
     const userId = parseId(rawUserId);
     // A bad signature, an expired token and an unknown user all answer alike.
     const ok =
@@ -21,7 +21,7 @@ export function digestRoutes(app: FastifyInstance, ctx: AppContext): void {
       checkUnsubscribeToken(ctx.config.secretKey, userId, token, ctx.clock.now()) &&
       (await stopNotificationEmails(ctx, userId));
     if (!ok) {
-      throttle.hit();
+      await throttle.hit();
       throw new ApiError(400, 'invalid_token', 'This unsubscribe link is not valid or has expired');
     }
     return stopped(userId);

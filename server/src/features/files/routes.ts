@@ -140,7 +140,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       fileHwm: 1024 * 1024,
     });
     route(scope, 'POST /api/files', async (request, reply, user) => {
-      takeUploadAllowance(ctx, user);
+      await takeUploadAllowance(ctx, user);
       if (!request.isMultipart()) throw missingFile();
       let received: ReceivedUpload | undefined;
       try {

@@ -295,6 +295,6 @@ function fileRow(
 }
 
 /** Counts an upload against the caller's hourly allowance (docs/api §1.6). */
-export function takeUploadAllowance(ctx: AppContext, user: UserRow): void {
-  new Throttle(ctx.limiter, 'uploadsPerUser', user.id).take();
+export async function takeUploadAllowance(ctx: AppContext, user: UserRow): Promise<void> {
+  await new Throttle(ctx.limiter, 'uploadsPerUser', user.id).take();
 }

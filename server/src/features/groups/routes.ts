@@ -29,10 +29,10 @@ export function groupRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   route(app, 'POST /api/groups/invitation/{key}', async (request, _reply, user) => {
     const unknownKeys = new Throttle(ctx.limiter, 'unknownInvitationsPerUser', user.id);
-    unknownKeys.check();
+    await unknownKeys.check();
     const answer = await acceptInvitation(ctx, user, request.params.key.trim());
     if (answer === null) {
-      unknownKeys.hit();
+      await unknownKeys.hit();
       throw new ApiError(400, 'invalid_invite_key', 'Invalid invite key');
     }
     return answer;

@@ -10,7 +10,7 @@ const READY_TIMEOUT_MS = 2_000;
 /**
  * GET /api/health and /api/health/ready, for load balancers and orchestrators: liveness (the
  * process answers HTTP; nothing else is touched, so a slow database never gets a live process
- * restarted) and readiness (the stores it needs answer; while it drains on SIGTERM every request,
+ * restarted) and readiness (the stores it needs answer: the database, and Redis when configured; while it drains on SIGTERM every request,
  * this one included, is answered 503 by app.ts, so the balancer stops sending it traffic).
  */
 export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -21,14 +21,29 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
     });
+    // One after the other, each started only when its turn comes (no rejection left unheard).
+    const checks: [string, () => Promise<unknown>][] = [['database', () => pingDatabase(ctx.db.kysely)]];
+    const { redis } = ctx;
+    if (redis !== null) checks.push(['redis', () => redis.ping()]);
     try {
-      await Promise.race([pingDatabase(ctx.db.kysely), timeout]);
-    } catch (error) {
-      ctx.log.warn({ err: error }, 'readiness: the database does not answer');
-      throw new ApiError(503, 'service_unavailable', 'The database does not answer', undefined, { 'Retry-After': '5' });
+      for (const [store, check] of checks) {
+        try {
+          const running = check();
+          running.catch(() => undefined); // a check that loses the race to the timeout may fail later
+          await Promise.race([running, timeout]);
+        } catch (error) {
+          ctx.log.warn({ err: error, store }, 'readiness: a store does not answer');
+          throw new ApiError(503, 'service_unavailable', `The ${store} does not answer`, undefined, {
+            'Retry-After': '5',
+          });
+        }
+      }
     } finally {
       clearTimeout(timer);
     }
-    return { status: 'ready' as const, checks: { database: 'ok' as const } };
+    return {
+      status: 'ready' as const,
+      checks: { database: 'ok' as const, ...(ctx.redis === null ? {} : { redis: 'ok' as const }) },
+    };
   });
 }

@@ -99,14 +99,20 @@ export async function getLinkPreview(ctx: AppContext, throttleKey: string, raw: 
       new Throttle(ctx.limiter, 'linkPreviewHostsPerUser', `${throttleKey}|${hostOf(url)}`),
     ];
     try {
-      for (const throttle of throttles) throttle.check();
+      for (const throttle of throttles) await throttle.check();
     } catch (error) {
       // Over a limit: a stale preview is still better than none, and costs no fetch.
       if (row !== undefined) return present(row);
       throw error;
     }
-    for (const throttle of throttles) throttle.hit();
-    pending = startRefresh(ctx, url, row);
+    // The checks awaited the throttle store: another request may have started this fetch meanwhile.
+    pending = inFlight.get(ctx)?.get(url);
+    if (pending === undefined) {
+      pending = startRefresh(ctx, url, row);
+      // Should counting fail (a shared store that stopped answering), the fetch still ends on its own.
+      pending.catch(() => undefined);
+      for (const throttle of throttles) await throttle.hit();
+    }
   }
   return present(await pending);
 }

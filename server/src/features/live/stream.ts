@@ -392,7 +392,7 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext, options: Part
     'GET /api/events',
     async (request, reply, user) => {
       // Errors before the stream starts answer in the JSON envelope.
-      new Throttle(ctx.limiter, 'streamsPerUser', user.id).take();
+      await new Throttle(ctx.limiter, 'streamsPerUser', user.id).take();
       const lastEventId = readLastEventId(request);
       reply.hijack();
       streams.open(user.id, request, reply, lastEventId);
