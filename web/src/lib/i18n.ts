@@ -7,7 +7,10 @@ import { type Texts, type TFunction, bcp47, translator } from './translate';
 
 export { bcp47, type TFunction };
 
-const loaders = import.meta.glob<Texts>('../../../locales/*.json', { import: 'web' });
+// The 15 languages' files; same-as-english.json (a list for the locale check) is no language.
+const loaders = import.meta.glob<Texts>(['../../../locales/*.json', '!../../../locales/same-as-english.json'], {
+  import: 'web',
+});
 const texts: Record<string, Texts> = {};
 
 async function loadTexts(lang: string): Promise<void> {
