@@ -101,6 +101,19 @@ export function rateLimiterCases(open: () => Promise<LimiterStore>): void {
     expect((await limiter.count('k', MINUTE, 100)).count).toBe(2);
   });
 
+  it('take counts under the limit and refuses at it without counting, atomically', async () => {
+    const { clock, limiter } = setup();
+    const start = clock.t;
+    // Twenty at once for a limit of 5: exactly five get through, whatever the interleaving.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => limiter.take('k', MINUTE, 5)));
+    expect(answers.filter((answer) => answer.allowed)).toHaveLength(5);
+    expect((await limiter.count('k', MINUTE, 5)).count).toBe(5);
+    clock.t = start + 30 * SECOND;
+    expect(await limiter.take('k', MINUTE, 5)).toEqual({ allowed: false, retryAfterMs: 30 * SECOND });
+    clock.t = start + MINUTE;
+    expect(await limiter.take('k', MINUTE, 5)).toEqual({ allowed: true, retryAfterMs: 0 });
+  });
+
   it('undo takes back only the most recent hit', async () => {
     const { clock, limiter } = setup();
     await limiter.hit('k');

@@ -67,9 +67,11 @@ describe('Throttle', () => {
     const hits: string[] = [];
     const limiter: RateLimiter = {
       count: (key, windowMs, limit) => memory.count(key, windowMs, limit),
-      hit: (key) => {
-        hits.push(key);
-        return memory.hit(key);
+      hit: (key) => memory.hit(key),
+      take: async (key, windowMs, limit) => {
+        const answer = await memory.take(key, windowMs, limit);
+        if (answer.allowed) hits.push(key);
+        return answer;
       },
       undo: (key) => memory.undo(key),
       reset: (key) => memory.reset(key),

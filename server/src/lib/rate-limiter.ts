@@ -13,6 +13,11 @@ export interface RateLimiter {
   count(key: string, windowMs: number, limit: number): Promise<{ count: number; retryAfterMs: number }>;
   /** Records one hit for `key`. */
   hit(key: string): Promise<void>;
+  /**
+   * Counts and, under `limit`, records one hit, as one atomic step: concurrent requests cannot all
+   * pass a check before any of them is counted. Over the limit nothing is recorded.
+   */
+  take(key: string, windowMs: number, limit: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
   /** Takes back the most recent hit of `key` (an attempt counted in advance that succeeded). */
   undo(key: string): Promise<void>;
   /** Forgets every hit of `key` (a successful login clears its failures). */
@@ -41,13 +46,24 @@ export class MemoryRateLimiter implements RateLimiter {
     return { count: recent.length, retryAfterMs: blocking === undefined ? 0 : blocking + windowMs - now };
   }
 
+  take(key: string, windowMs: number, limit: number): Promise<{ allowed: boolean; retryAfterMs: number }> {
+    const { count, retryAfterMs } = this.countNow(key, windowMs, limit);
+    if (count >= limit) return Promise.resolve({ allowed: false, retryAfterMs });
+    this.hitNow(key);
+    return Promise.resolve({ allowed: true, retryAfterMs: 0 });
+  }
+
   hit(key: string): Promise<void> {
+    this.hitNow(key);
+    return Promise.resolve();
+  }
+
+  private hitNow(key: string): void {
     const now = this.clock.now();
     this.sweep(now);
     const times = this.hits.get(key) ?? [];
     times.push(now);
     this.hits.set(key, times);
-    return Promise.resolve();
   }
 
   undo(key: string): Promise<void> {

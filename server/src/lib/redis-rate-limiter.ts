@@ -27,6 +27,27 @@ return { count, retry }
 `;
 
 /**
+ * COUNT, then under the limit a hit (as HIT), in one script: nothing runs between the two.
+ * KEYS[1] the set, KEYS[2] its sequence; ARGV: now, windowMs, limit, maxWindowMs.
+ */
+const TAKE = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[4]))
+local count = redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf')
+if count >= limit then
+  local blocking = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', count - limit, 1)
+  return { 0, tonumber(blocking[2]) + window - now }
+end
+local seq = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1] .. '-' .. seq)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return { 1, 0 }
+`;
+
+/**
  * A hit: the time as score, a member unique even within one millisecond (a per-key sequence), and
  * the set expiring with the longest window. KEYS[1] the set, KEYS[2] its sequence; ARGV: now, maxWindowMs.
  */
@@ -84,6 +105,22 @@ export class RedisRateLimiter implements RateLimiter {
     await this.run(() =>
       this.redis.eval(HIT, 2, this.prefix + key, `${this.prefix}${key}#seq`, this.clock.now(), MAX_WINDOW_MS),
     );
+  }
+
+  async take(key: string, windowMs: number, limit: number): Promise<{ allowed: boolean; retryAfterMs: number }> {
+    const [allowed, retry] = (await this.run(() =>
+      this.redis.eval(
+        TAKE,
+        2,
+        this.prefix + key,
+        `${this.prefix}${key}#seq`,
+        this.clock.now(),
+        windowMs,
+        limit,
+        MAX_WINDOW_MS,
+      ),
+    )) as [number, number];
+    return { allowed: allowed === 1, retryAfterMs: Math.max(0, retry) };
   }
 
   async undo(key: string): Promise<void> {

@@ -47,10 +47,11 @@ export class Throttle {
     if (count >= limit) throw tooManyRequests(retryAfterMs / 1000);
   }
 
-  /** Checks, then counts this attempt. */
+  /** Checks and counts this attempt in one atomic step; throws 429 (counting nothing) at the limit. */
   async take(): Promise<void> {
-    await this.check();
-    await this.hit();
+    const { limit, windowMs } = THROTTLES[this.name];
+    const { allowed, retryAfterMs } = await this.limiter.take(this.key, windowMs, limit);
+    if (!allowed) throw tooManyRequests(retryAfterMs / 1000);
   }
 
   hit(): Promise<void> {

@@ -65,12 +65,15 @@ async function checkCredentials(
 ): Promise<UserRow> {
   const perLoginAndIp = new Throttle(ctx.limiter, 'loginFailuresPerLoginAndIp', `${login}|${ip}`);
   const perLogin = new Throttle(ctx.limiter, 'loginFailuresPerLogin', login);
-  await perLoginAndIp.check();
-  await perLogin.check();
-  // Counted as failures before the (slow) check, so parallel guesses cannot slip past the limit;
-  // a success takes them back.
-  await perLoginAndIp.hit();
-  await perLogin.hit();
+  // Counted as failures before the (slow) check, each in one atomic step with its limit check, so
+  // parallel guesses cannot slip past the limit; a success takes them back.
+  await perLoginAndIp.take();
+  try {
+    await perLogin.take();
+  } catch (error) {
+    await perLoginAndIp.undo();
+    throw error;
+  }
   const ok =
     user !== undefined && password.length <= LIMITS.loginPasswordMax
       ? await verifyPassword(user.password_hash, password)
@@ -229,8 +232,9 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
   if (!isValidNewPassword(password)) throw invalidPassword();
 
   const now = ctx.clock.now();
-  // Counted before the lookup so parallel guesses cannot slip past the limit; a success takes it back.
-  await failures.hit();
+  // Counted before the lookup, atomically with the limit, so parallel guesses cannot slip past it;
+  // a success takes it back.
+  await failures.take();
   const found = await findValidResetKey(ctx.db.kysely, sha256(key), mail, now);
   if (found === undefined) throw invalidResetKey();
   await failures.undo();
