@@ -1,4 +1,4 @@
-import { bcp47 } from './i18n.js';
+import { bcp47, fillPlaceholders } from './i18n.js';
 
 // Dates, relative times, numbers and lists in the reader's language, through Intl. A runtime may
 // lack a locale (Tamazight, zgh, is missing from some browsers' Intl, and where present has only
@@ -38,6 +38,17 @@ export function formatNumber(lang: string, value: number): string {
     numberFormats.set(lang, format);
   }
   return format.format(value);
+}
+
+/**
+ * Fills the `{{name}}` placeholders of a text of `lang`, numbers written the locale's way (the
+ * plural form was already chosen from the number itself): the web client's and the e-mails' rule.
+ */
+export function fillLocalized(lang: string, text: string, values: Readonly<Record<string, unknown>>): string {
+  const filled: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values))
+    filled[name] = typeof value === 'number' ? formatNumber(lang, value) : value;
+  return fillPlaceholders(text, filled);
 }
 
 const relativeFormats = new Map<string, Intl.RelativeTimeFormat | null>();

@@ -1,13 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  FALLBACK_LANGUAGE,
-  fillPlaceholders,
-  findText,
-  formatNumber,
-  isOfferedLanguage,
-  type Language,
-} from '@kith/common';
+import { FALLBACK_LANGUAGE, fillLocalized, findText, isOfferedLanguage, type Language } from '@kith/common';
 
 /**
  * The e-mail texts, read from `locales/<lang>.json` (the `mail` section), the same files the web
@@ -19,27 +12,25 @@ export const LOCALES_DIR = path.resolve(import.meta.dirname, '..', '..', '..', '
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
 type Section = 'mail' | 'server';
+type LocaleFile = Partial<Record<Section, Record<string, string>>>;
 
-const cache = new Map<string, Record<string, string>>();
+const cache = new Map<Language, LocaleFile>();
 
-/** One section of one language's file, read once. */
+/** One section of one language's file; each file is read once. */
 function sectionTexts(lang: Language, section: Section): Record<string, string> {
-  let texts = cache.get(`${lang} ${section}`);
-  if (texts === undefined) {
+  let file = cache.get(lang);
+  if (file === undefined) {
     try {
-      const file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as Partial<
-        Record<Section, Record<string, string>>
-      >;
-      texts = file[section] ?? {};
+      file = JSON.parse(readFileSync(path.join(LOCALES_DIR, `${lang}.json`), 'utf8')) as LocaleFile;
     } catch (error) {
       // English is the source: without it no mail can be written, and that must show at once.
       if (lang === FALLBACK_LANGUAGE) throw error;
       // A missing or broken translation file: the mail goes out in English rather than not at all.
-      texts = {};
+      file = {};
     }
-    cache.set(`${lang} ${section}`, texts);
+    cache.set(lang, file);
   }
-  return texts;
+  return file[section] ?? {};
 }
 
 /** The `mail` texts of one language, read once. */
@@ -74,9 +65,6 @@ export function translator(lang: Language): Translate {
     const count = typeof params.count === 'number' ? params.count : undefined;
     const text = findText(lang, key, count, (code, name) => mailTexts(code as Language)[name]);
     if (text === undefined) throw new Error(`Missing mail text "${key}"`);
-    const values: Record<string, string> = {};
-    for (const [name, value] of Object.entries(params))
-      values[name] = typeof value === 'number' ? formatNumber(lang, value) : value;
-    return fillPlaceholders(text, values);
+    return fillLocalized(lang, text, params);
   };
 }

@@ -1,7 +1,7 @@
 // Looking texts up, without React or loading, so the rules can be tested on their own. The format is
 // the one of locales/<lang>.json, shared with the e-mails (its rules are in common/src/i18n.ts); the
 // web client's keys are dot paths into nested objects.
-import { bcp47, fillPlaceholders, findText, formatNumber } from '@kith/common';
+import { bcp47, fillLocalized, findText } from '@kith/common';
 
 export { bcp47 };
 
@@ -34,11 +34,7 @@ export function translator(lang: string, texts: Readonly<Record<string, Texts>>)
     const text =
       findText(lang, key, typeof count === 'number' ? count : undefined, (code, path) => lookup(texts[code], path)) ??
       (typeof defaultValue === 'string' ? defaultValue : key);
-    // No HTML escaping: React escapes. The values are names, titles and counts; numbers are written
-    // with the locale's digits and grouping ("1 234"), the plural form already chosen from the number.
-    const values: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(options))
-      values[name] = typeof value === 'number' ? formatNumber(lang, value) : value;
-    return fillPlaceholders(text, values);
+    // No HTML escaping: React escapes. The values are names, titles and counts.
+    return fillLocalized(lang, text, options);
   };
 }
