@@ -157,7 +157,7 @@ async function waitUntilReady(child: ChildProcess, url: string, stderr: () => st
 }
 
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -8,7 +8,6 @@
 // Also: the picker of the sign-in page, a browser language proposing the default (the server runs
 // with LANG_FROM_BROWSER=true), a user's own language winning over the device's, and a change in
 // the settings switching the interface without a reload.
-import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -21,11 +20,10 @@ import {
   screenshot,
   startKith,
 } from './harness.js';
+import { mailTexts, webText, webTexts } from './locales.js';
 import { parseMail } from './mail.js';
 import { PASSWORD, signUpApi } from './people.js';
 import { textOf, visible } from './wait.js';
-
-type Texts = Record<string, unknown>;
 
 // The few browser objects the checks below use, typed here: the e2e files compile without the DOM
 // library (as the routes scenario does), and these functions run in the page.
@@ -68,33 +66,8 @@ interface PageWindow {
   getComputedStyle(element: PageElement): PageStyle;
 }
 
-function localeFile(lang: string): { web: Texts; mail: Record<string, string> } {
-  return JSON.parse(readFileSync(new URL(`../locales/${lang}.json`, import.meta.url), 'utf8')) as {
-    web: Texts;
-    mail: Record<string, string>;
-  };
-}
-
-/** Every text of a section as `path → text`. */
-function flatten(node: Texts, prefix = '', out: Record<string, string> = {}): Record<string, string> {
-  for (const [name, value] of Object.entries(node)) {
-    const key = prefix === '' ? name : `${prefix}.${name}`;
-    if (typeof value === 'string') out[key] = value;
-    else if (typeof value === 'object' && value !== null) flatten(value as Texts, key, out);
-  }
-  return out;
-}
-
-const ENGLISH = flatten(localeFile('en_US').web);
-const ENGLISH_MAIL = localeFile('en_US').mail;
-
-/** A web text of `lang` with its placeholders filled. */
-function text(lang: string, key: string, values: Record<string, string> = {}): string {
-  const value = flatten(localeFile(lang).web)[key];
-  if (value === undefined) throw new Error(`${lang} has no text ${key}`);
-  return value.replace(/\{\{(\w+)\}\}/g, (_whole, name: string) => values[name] ?? '');
-}
-
+const ENGLISH = webTexts('en_US');
+const ENGLISH_MAIL = mailTexts('en_US');
 /**
  * The English texts of the interface that must not show in `lang`: those without placeholders
  * whose translation differs (a word that is the same in both, such as "PDF", is no gap).
@@ -207,7 +180,7 @@ async function checkScreen(page: Page, lang: string, screen: string): Promise<st
   // From the top, so the full-page picture does not show the sticky bar halfway down.
   await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
   await screenshot(page, `lang-${lang}-${screen}`);
-  const own = flatten(localeFile(lang).web);
+  const own = webTexts(lang);
   return [
     ...englishLeftIn(lang, await shownTexts(page), ENGLISH, own).map((p) => `${screen}: English ${p}`),
     ...(await lettersWithoutGlyph(page)).map(
@@ -263,9 +236,9 @@ afterAll(async () => {
 
 /** Signs in on the login page as it is (its language already chosen), with the texts of `lang`. */
 async function signInAs(page: Page, lang: string): Promise<void> {
-  await page.getByLabel(text(lang, 'login.email')).fill(loginOf(lang));
-  await page.getByLabel(text(lang, 'login.password'), { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: text(lang, 'login.submit'), exact: true }).click();
+  await page.getByLabel(webText(lang, 'login.email')).fill(loginOf(lang));
+  await page.getByLabel(webText(lang, 'login.password'), { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: webText(lang, 'login.submit'), exact: true }).click();
   await page.waitForURL(/\/groups\/[0-9a-f-]{36}$/);
 }
 
@@ -298,9 +271,9 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
     await page.goto(`${kith.url}/login`);
     if (lang === 'ko_KR') {
       // The browser's language proposes the page's (LANG_FROM_BROWSER=true): nothing to pick.
-      await textOf(page.getByRole('heading', { level: 1 })).toBe(text(lang, 'login.title'));
+      await textOf(page.getByRole('heading', { level: 1 })).toBe(webText(lang, 'login.title'));
     } else {
-      await textOf(page.getByRole('heading', { level: 1 })).toBe(text('en_US', 'login.title'));
+      await textOf(page.getByRole('heading', { level: 1 })).toBe(webText('en_US', 'login.title'));
       // German: Hungarian picked on this device, but the account's own language wins after sign-in.
       const picked = lang === 'de_DE' ? 'hu_HU' : lang;
       if (lang === 'de_DE') {
@@ -309,12 +282,12 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
         const id = (await api<{ id: string }>(kith, 'GET', '/me', undefined, key)).body.id;
         expect((await api(kith, 'PUT', `/users/${id}`, { data: { lang: 'de_DE' } }, key)).status).toBe(200);
       }
-      await page.getByRole('combobox', { name: text('en_US', 'common.language') }).selectOption(picked);
-      await textOf(page.getByRole('heading', { level: 1 })).toBe(text(picked, 'login.title'));
+      await page.getByRole('combobox', { name: webText('en_US', 'common.language') }).selectOption(picked);
+      await textOf(page.getByRole('heading', { level: 1 })).toBe(webText(picked, 'login.title'));
       if (lang === 'de_DE') {
-        await page.getByLabel(text('hu_HU', 'login.email')).fill(loginOf(lang));
-        await page.getByLabel(text('hu_HU', 'login.password'), { exact: true }).fill(PASSWORD);
-        await page.getByRole('button', { name: text('hu_HU', 'login.submit'), exact: true }).click();
+        await page.getByLabel(webText('hu_HU', 'login.email')).fill(loginOf(lang));
+        await page.getByLabel(webText('hu_HU', 'login.password'), { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: webText('hu_HU', 'login.submit'), exact: true }).click();
         await page.waitForURL(/\/groups\/[0-9a-f-]{36}$/);
       }
     }
@@ -325,15 +298,15 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
     }
 
     // The feed: the write button and the card's comment count in the language.
-    await visible(page.getByRole('link', { name: text(lang, 'feed.write') }));
+    await visible(page.getByRole('link', { name: webText(lang, 'feed.write') }));
     await visible(page.getByRole('link', { name: new RegExp(TITLE) }));
     expect(await page.locator('html').getAttribute('lang')).toBe(bcp47(lang));
     problems.push(...(await checkScreen(page, lang, 'feed')));
 
     // The notification of Ben's message, in a sentence of the language.
-    await page.getByRole('button', { name: new RegExp(`^${text(lang, 'notifications.bell')}`) }).click();
+    await page.getByRole('button', { name: new RegExp(`^${webText(lang, 'notifications.bell')}`) }).click();
     await visible(
-      page.getByText(text(lang, 'notifications.new_message', { name: 'ben', title: TITLE, group: 'Home' }), {
+      page.getByText(webText(lang, 'notifications.new_message', { name: 'ben', title: TITLE, group: 'Home' }), {
         exact: true,
       }),
     );
@@ -342,23 +315,23 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
 
     // The message, its comments and a new comment, "just now" in the language.
     await page.goto(`${kith.url}/messages/${messageId}`);
-    const comments = page.getByRole('region', { name: text(lang, 'comments.title') });
+    const comments = page.getByRole('region', { name: webText(lang, 'comments.title') });
     // The thread shows its last comments only: the journeys before this one added theirs.
     await visible(page.getByText('The lake, at last.'));
     await visible(comments);
-    await page.getByLabel(text(lang, 'composer.reply')).fill(`${lang} ✓`);
-    await page.getByRole('button', { name: text(lang, 'composer.send_reply'), exact: true }).click();
+    await page.getByLabel(webText(lang, 'composer.reply')).fill(`${lang} ✓`);
+    await page.getByRole('button', { name: webText(lang, 'composer.send_reply'), exact: true }).click();
     await visible(comments.getByText(`${lang} ✓`));
-    await visible(comments.getByText(text(lang, 'time.just_now')).first());
+    await visible(comments.getByText(webText(lang, 'time.just_now')).first());
     problems.push(...(await checkScreen(page, lang, 'message')));
 
     // The account menu and the settings, every tab named in the language.
-    await page.getByRole('button', { name: text(lang, 'nav.account_menu') }).click();
+    await page.getByRole('button', { name: webText(lang, 'nav.account_menu') }).click();
     problems.push(...(await checkScreen(page, lang, 'menu')));
-    await page.getByRole('link', { name: text(lang, 'nav.settings'), exact: true }).click();
-    await textOf(page.getByRole('heading', { level: 1 })).toBe(text(lang, 'settings.title'));
+    await page.getByRole('link', { name: webText(lang, 'nav.settings'), exact: true }).click();
+    await textOf(page.getByRole('heading', { level: 1 })).toBe(webText(lang, 'settings.title'));
     for (const tab of ['profile', 'notifications', 'language', 'appearance', 'default_group', 'account'])
-      await visible(page.getByRole('tab', { name: text(lang, `settings.tab_${tab}`) }));
+      await visible(page.getByRole('tab', { name: webText(lang, `settings.tab_${tab}`) }));
     problems.push(...(await checkScreen(page, lang, 'settings')));
     if (lang === 'zgh') {
       // Tifinagh comes with the app (systems such as macOS lack it): the heading is drawn with it.
@@ -370,15 +343,15 @@ describe.each(LANGUAGES)('the main journey in %s at 375 px', (lang) => {
       const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
       expect(fonts.filter((font) => font.isCustomFont && /Tifinagh/.test(font.familyName))).not.toEqual([]);
     }
-    await page.getByRole('tab', { name: text(lang, 'settings.tab_language') }).click();
+    await page.getByRole('tab', { name: webText(lang, 'settings.tab_language') }).click();
     problems.push(...(await checkScreen(page, lang, 'settings-language')));
 
     if (lang === 'ru_RU') {
       // A new language from the settings switches the interface at once, without a reload.
       await page.evaluate(() => ((globalThis as unknown as { kithMarker: boolean }).kithMarker = true));
-      await page.getByRole('combobox', { name: text(lang, 'settings.language') }).selectOption('zh_Hans');
-      await page.getByRole('button', { name: text(lang, 'settings.save'), exact: true }).click();
-      await textOf(page.getByRole('heading', { level: 1 })).toBe(text('zh_Hans', 'settings.title'));
+      await page.getByRole('combobox', { name: webText(lang, 'settings.language') }).selectOption('zh_Hans');
+      await page.getByRole('button', { name: webText(lang, 'settings.save'), exact: true }).click();
+      await textOf(page.getByRole('heading', { level: 1 })).toBe(webText('zh_Hans', 'settings.title'));
       expect(await page.locator('html').getAttribute('lang')).toBe('zh-Hans');
       expect(await page.evaluate(() => (globalThis as unknown as { kithMarker?: boolean }).kithMarker)).toBe(true);
       problems.push(...(await checkScreen(page, 'zh_Hans', 'settings-after-switch')));
@@ -404,7 +377,7 @@ describe('e-mails in other scripts', () => {
       }
       const before = (await outboxMails(kith)).length;
       expect((await api(kith, 'POST', '/password-reset-mail', { mail: login })).status).toBeLessThan(300);
-      const own = localeFile(lang).mail;
+      const own = mailTexts(lang);
       let mail = parseMail('');
       await expect
         .poll(async () => {

@@ -6,7 +6,6 @@
 //
 // Viewports: every tab at both; the signup, profile, language and theme at desktop; notifications,
 // default group and the redirect at phone; the key reset and deletion at desktop.
-import { readFileSync } from 'node:fs';
 import type { Dialog, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { accessibilityViolations } from './axe.js';
@@ -20,6 +19,7 @@ import {
   startKith,
   type Viewport,
 } from './harness.js';
+import { webText } from './locales.js';
 import { jpeg } from './pictures.js';
 import { PASSWORD } from './people.js';
 import { storySteps } from './steps.js';
@@ -28,16 +28,8 @@ import type { Browser } from 'playwright-core';
 
 const GROUP_URL = /\/groups\/([0-9a-f-]{36})$/;
 
-const FRENCH = JSON.parse(readFileSync(new URL('../locales/fr_FR.json', import.meta.url), 'utf8')) as {
-  web: Record<string, Record<string, string>>;
-};
 /** A French text of the interface, as locales/fr_FR.json has it. */
-function french(key: string): string {
-  const [section = '', name = ''] = key.split('.');
-  const text = FRENCH.web[section]?.[name];
-  if (text === undefined) throw new Error(`fr_FR has no text ${key}`);
-  return text;
-}
+const french = (key: string): string => webText('fr_FR', key);
 const TABS = [
   ['profile', 'Profile'],
   ['notifications', 'Notifications'],

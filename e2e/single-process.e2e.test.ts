@@ -5,11 +5,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropDatabase, urlForDatabase, withAdmin } from '../server/test/postgres.js';
+import { freePort } from './harness.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'server', 'dist', 'main.js');
@@ -18,19 +18,6 @@ const children = new Set<ChildProcess>();
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 interface Server {
   child: ChildProcess;

@@ -1,33 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../test/client.js';
+import { createTestApp, type TestApp, useTestApp } from '../../../test/harness.js';
+
 // While the server drains on SIGTERM, every request, these probes included, is answered 503 by
 // app.ts (tested in http/http-layer.int.test.ts), so a balancer stops sending traffic at once.
-import { ApiClient } from '../../../test/client.js';
-import { createTestApp, type TestApp } from '../../../test/harness.js';
-
 describe('GET /api/health and /api/health/ready', () => {
-  let t: TestApp;
-  let api: ApiClient;
-  beforeAll(async () => {
-    t = await createTestApp();
-    api = new ApiClient(t.app);
-  });
-  afterAll(() => t.close());
+  const test = useTestApp();
 
   it('answers liveness to anyone, without a key', async () => {
-    const res = await api.get('/health');
+    const res = await test.api.get('/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('answers ready when the database answers', async () => {
-    const res = await api.get('/health/ready');
+    const res = await test.api.get('/health/ready');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok' } });
   });
 
   it('ignores a key, even a wrong one', async () => {
-    expect((await api.get('/health/ready', { key: 'not-a-key' })).status).toBe(200);
+    expect((await test.api.get('/health/ready', { key: 'not-a-key' })).status).toBe(200);
   });
 });
 
