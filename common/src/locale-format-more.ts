@@ -4,11 +4,19 @@ import { hasLocale } from './locale-format.js';
 // The formatters only some screens use (the notification panel, a message's tooltip), apart from
 // locale-format.ts so that the first screen of the web client does not carry them.
 
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** A date and time in full, for a tooltip; digits only when the runtime lacks the locale. */
 export function formatDateTime(lang: string, date: Date): string {
-  return hasLocale('date', Intl.DateTimeFormat, lang)
-    ? new Intl.DateTimeFormat(bcp47(lang), { dateStyle: 'long', timeStyle: 'short' }).format(date)
-    : new Intl.DateTimeFormat('sv-SE', { dateStyle: 'short', timeStyle: 'short' }).format(date);
+  let format = dateTimeFormats.get(lang);
+  if (format === undefined) {
+    // Built once per language, as the other formatters: a thread renders one per comment.
+    format = hasLocale('date', Intl.DateTimeFormat, lang)
+      ? new Intl.DateTimeFormat(bcp47(lang), { dateStyle: 'long', timeStyle: 'short' })
+      : new Intl.DateTimeFormat('sv-SE', { dateStyle: 'short', timeStyle: 'short' });
+    dateTimeFormats.set(lang, format);
+  }
+  return format.format(date);
 }
 
 const listFormats = new Map<string, Intl.ListFormat | null>();
