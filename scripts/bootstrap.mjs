@@ -17,8 +17,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = path.join(root, 'node_modules', '.kith-install-stamp');
 
 // Debian packages the test suites need, as "command: package" (media: ffmpeg/ffprobe and poppler's
-// pdftoppm; the browser suite: chromium).
-const TEST_SYSTEM_PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', pdftoppm: 'poppler-utils', chromium: 'chromium' };
+// pdftoppm; the browser suite: chromium; the scale-out deployment suite: nginx as load balancer).
+const TEST_SYSTEM_PACKAGES = {
+  ffmpeg: 'ffmpeg',
+  ffprobe: 'ffmpeg',
+  pdftoppm: 'poppler-utils',
+  chromium: 'chromium',
+  nginx: 'nginx',
+};
 // Packages without a command, checked with dpkg: fonts so that screenshots show Chinese, Korean,
 // Tamil, Tifinagh (Tamazight) and emoji instead of empty boxes (fonts-noto-core has the scripts of
 // the 15 languages but Han and Hangul, which fonts-noto-cjk has).
