@@ -26,6 +26,11 @@ export interface Config {
    * counts so far; docs/scale-out.md); absent means everything stays in this process.
    */
   redisUrl: string | null;
+  /**
+   * `REDIS_KEY_PREFIX`: what every Redis key of this instance starts with (default `kith`), so
+   * several instances, or test runs, can share one Redis.
+   */
+  redisPrefix: string;
   /** `BASE_PATH`: sub-path the app is served under, e.g. `/family` (default: the site root). Normalized to `''` or `/x`. */
   basePath: string;
   /** `PUBLIC_URL`: the address people use, written into e-mails and links; includes the base path. */
@@ -194,6 +199,9 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const redisUrl = read('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     problems.push('REDIS_URL must start with redis:// or rediss://');
+  const redisPrefix = read('REDIS_KEY_PREFIX') ?? 'kith';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisPrefix))
+    problems.push('REDIS_KEY_PREFIX must be 1 to 64 letters, digits, dots, dashes or underscores');
 
   const frequency = read('DEFAULT_NOTIFICATION_EMAILS') ?? 'none';
   if (!(NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(frequency)) {
@@ -249,6 +257,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     upload,
     uploadMaxBytes,
     redisUrl,
+    redisPrefix,
     defaultLang,
     langFromBrowser,
     defaultNotificationEmails: frequency as NotificationEmailFrequency,

@@ -49,7 +49,7 @@ export async function createContext(
     db,
     clock,
     log,
-    limiter: redis === null ? new MemoryRateLimiter(clock) : new RedisRateLimiter(redis, clock),
+    limiter: redis === null ? new MemoryRateLimiter(clock) : new RedisRateLimiter(redis, clock, `${config.redisPrefix}:rl:`),
     redis,
     secretBox: new SecretBox(config.secretKey),
     mailer: overrides.mailer ?? createMailer(config, log),

@@ -86,12 +86,12 @@ export function connectRedis(url: string): Redis {
 
 export class RedisRateLimiter implements RateLimiter {
   /**
-   * @param prefix namespaces the keys (`kith:rl:` in production; a test's own prefix in tests).
+   * @param prefix namespaces the keys (`<REDIS_KEY_PREFIX>:rl:`; a test's own prefix in tests).
    */
   constructor(
     private readonly redis: Redis,
     private readonly clock: Clock,
-    private readonly prefix = 'kith:rl:',
+    private readonly prefix: string,
   ) {}
 
   async count(key: string, windowMs: number, limit: number): Promise<{ count: number; retryAfterMs: number }> {
