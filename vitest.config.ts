@@ -51,7 +51,9 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['server/src/**/*.int.test.ts'],
-          env: { KITH_TEST_DB: 'postgres' },
+          // The scale-out back-ends: every integration test runs once on SQLite with the embedded
+          // parts, and once on PostgreSQL with Redis (events, throttles, jobs) beside it.
+          env: { KITH_TEST_DB: 'postgres', KITH_TEST_SCALE_OUT: 'true' },
           globalSetup: ['server/test/postgres-global-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 30_000,

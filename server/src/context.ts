@@ -5,7 +5,7 @@ import type { Clock } from './lib/clock.js';
 import type { RateLimiter } from './lib/rate-limiter.js';
 import type { SecretBox } from './lib/secrets.js';
 import type { Mailer } from './mail/mailer.js';
-import type { MemoryEventBus } from './events/memory-event-bus.js';
+import type { EventBus } from './events/event-bus.js';
 import type { SearchIndex } from './search/search-index.js';
 import type { FileStore } from './storage/file-store.js';
 import type { JobQueue } from './jobs/job-queue.js';
@@ -24,7 +24,7 @@ export interface AppContext {
   mailer: Mailer;
   log: FastifyBaseLogger;
   search: SearchIndex;
-  events: MemoryEventBus;
+  events: EventBus;
   files: FileStore;
   /** Background jobs (video and audio conversion); started by main.ts, drained by tests. */
   jobs: JobQueue;

@@ -5,7 +5,7 @@ import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { scheduleDigests } from './features/digests/service.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
-import { createContext, createLogger } from './setup.js';
+import { closeContext, createContext, createLogger } from './setup.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -63,8 +63,7 @@ async function main(): Promise<void> {
     stopDigests();
     // Running conversions are stopped (ffmpeg killed) and queued again for the next start.
     Promise.all([app.close(), ctx.jobs.stop()])
-      .then(() => ctx.db.close())
-      .then(() => ctx.redis?.quit().catch(() => undefined))
+      .then(() => closeContext(ctx))
       .then(() => lock.release())
       .then(() => {
         log.info('stopped');

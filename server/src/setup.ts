@@ -6,13 +6,15 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { MemoryRateLimiter } from './lib/rate-limiter.js';
-import { connectRedis, RedisRateLimiter } from './lib/redis-rate-limiter.js';
+import { connectRedis, whenReady } from './lib/redis.js';
+import { RedisRateLimiter } from './lib/redis-rate-limiter.js';
 import { SecretBox } from './lib/secrets.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerMailHandler } from './mail/queue.js';
 import { registerDigestHandler } from './features/digests/service.js';
 import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
+import { RedisEventBus } from './events/redis-event-bus.js';
 import { DbJobQueue } from './jobs/db-job-queue.js';
 import { registerMediaHandlers } from './features/files/media-jobs.js';
 import { detectMediaTools } from './media/tools.js';
@@ -42,19 +44,26 @@ export async function createContext(
   const db = overrides.db ?? openDatabase(config.database);
   await Promise.all([migrateToLatest(db), detectMediaTools()]);
   const clock = overrides.clock ?? systemClock;
-  // Throttle counts shared by every server process when REDIS_URL is set (docs/scale-out.md).
+  // Throttle counts and live events shared by every server process when REDIS_URL is set
+  // (docs/scale-out.md).
   const redis = config.redisUrl === null ? null : connectRedis(config.redisUrl);
+  const prefix = `${config.redisPrefix}:`;
+  if (redis !== null) {
+    // Commands fail at once while the connection is down: give it a moment before serving. A
+    // Redis still away is not fatal (requests that need none work; the rest answer 503).
+    await whenReady(redis, 2000).catch(() => log.warn('Redis does not answer yet: throttled requests will answer 503'));
+  }
   const ctx: AppContext = {
     config,
     db,
     clock,
     log,
-    limiter: redis === null ? new MemoryRateLimiter(clock) : new RedisRateLimiter(redis, clock, `${config.redisPrefix}:rl:`),
+    limiter: redis === null ? new MemoryRateLimiter(clock) : new RedisRateLimiter(redis, clock, `${prefix}rl:`),
     redis,
     secretBox: new SecretBox(config.secretKey),
     mailer: overrides.mailer ?? createMailer(config, log),
     search: createSearchIndex(db.dialect),
-    events: new MemoryEventBus(clock),
+    events: redis === null ? new MemoryEventBus(clock) : new RedisEventBus(redis, { prefix, clock, log }),
     files: new LocalFileStore(path.join(config.dataDir, 'files')),
     jobs: new DbJobQueue(db, { clock, log }),
   };
@@ -63,4 +72,14 @@ export async function createContext(
   registerDigestHandler(ctx, ctx.jobs);
   registerLinkPreviewHandler(ctx, ctx.jobs);
   return ctx;
+}
+
+/**
+ * Closes what `createContext` opened: the event bus (its last events leave first), the database
+ * and the Redis connection. The job runner is stopped before, by whoever started it.
+ */
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.events.close();
+  await ctx.db.close();
+  await ctx.redis?.quit().catch(() => undefined);
 }

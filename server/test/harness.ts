@@ -12,7 +12,7 @@ import { openDatabase } from '../src/db/database.js';
 import type { Clock } from '../src/lib/clock.js';
 import { randomToken } from '../src/lib/secrets.js';
 import type { Mail, Mailer } from '../src/mail/mailer.js';
-import { createContext } from '../src/setup.js';
+import { closeContext, createContext } from '../src/setup.js';
 import { ApiClient } from './client.js';
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from './postgres.js';
 
@@ -55,6 +55,21 @@ export class CapturingMailer implements Mailer {
 /** The engine this test run uses: the `sqlite` and `postgres` vitest projects set KITH_TEST_DB. */
 export const TEST_DIALECT = process.env.KITH_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 
+/**
+ * The scale-out stores, when this run tests with them (the `postgres` project sets
+ * KITH_TEST_SCALE_OUT): the machine's Redis under keys of this app's own, so that files running
+ * at once never share throttle counts or events.
+ */
+function sharedStores(): Record<string, string> {
+  if (process.env.KITH_TEST_SCALE_OUT !== 'true') return {};
+  return {
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `kith-test.${process.pid}.${randomToken()
+      .slice(0, 10)
+      .replace(/[^A-Za-z0-9]/g, 'x')}`,
+  };
+}
+
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
@@ -94,6 +109,7 @@ export async function createTestApp(
     // themselves on 127.0.0.1.
     LINK_PREVIEWS: env.LINK_PREVIEW_ALLOW_LOOPBACK === 'true' ? 'true' : 'false',
     ...database,
+    ...sharedStores(),
     ...env,
   });
   const clock = new TestClock();
@@ -121,8 +137,7 @@ export async function createTestApp(
       await linkPreviewsSettled(ctx);
       await ctx.jobs.stop();
       await app.close();
-      await db.close();
-      ctx.redis?.disconnect();
+      await closeContext(ctx);
       if (pgName !== null) {
         const name = pgName;
         await withAdmin((client) => dropDatabase(client, name));

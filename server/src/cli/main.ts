@@ -12,7 +12,7 @@ import { notifyUsers } from '../features/notifications/service.js';
 import { findUserByLogin } from '../features/users/queries.js';
 import { newId, parseId } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
-import { createContext } from '../setup.js';
+import { closeContext, createContext } from '../setup.js';
 
 /** A refusal the CLI prints on stderr, exiting non-zero. */
 class CliError extends Error {}
@@ -195,6 +195,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`kith ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {
-    await ctx?.db.close();
+    if (ctx !== undefined) await closeContext(ctx);
   }
 }

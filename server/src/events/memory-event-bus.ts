@@ -1,21 +1,12 @@
 import { systemClock, type Clock } from '../lib/clock.js';
-import type { EventBus, KithEvent } from './event-bus.js';
-
-/** An event as the bus published it: its process-wide id and when it was published (ms). */
-export interface PublishedEvent {
-  id: number;
-  time: number;
-  event: KithEvent;
-}
-
-export interface ReplayLimits {
-  /** How many recent events are kept for replay (docs/api §11.4: 1000). */
-  maxEvents: number;
-  /** How old the first missed event may be (docs/api §11.4: 5 minutes). */
-  maxAgeMs: number;
-}
-
-export const REPLAY_LIMITS: ReplayLimits = { maxEvents: 1000, maxAgeMs: 5 * 60_000 };
+import {
+  REPLAY_LIMITS,
+  type EventBus,
+  type EventListener,
+  type KithEvent,
+  type PublishedEvent,
+  type ReplayLimits,
+} from './event-bus.js';
 
 /**
  * The embedded event bus: listeners in this process, and the recent past for clients that
@@ -28,7 +19,7 @@ export const REPLAY_LIMITS: ReplayLimits = { maxEvents: 1000, maxAgeMs: 5 * 60_0
  * 2^53 until the year 2255.
  */
 export class MemoryEventBus implements EventBus {
-  private readonly listeners = new Set<(event: KithEvent, published: PublishedEvent) => void>();
+  private readonly listeners = new Set<EventListener>();
   /** The last `limits.maxEvents` events, oldest first, as a ring: `ring[(head + i) % size]`. */
   private readonly ring: PublishedEvent[] = [];
   private head = 0;
@@ -74,22 +65,23 @@ export class MemoryEventBus implements EventBus {
     }
   }
 
-  /**
-   * Listens to every event, with its id and time; returns a function that stops listening.
-   * Listeners run synchronously inside `publish`: they should only note the event and go on.
-   */
-  subscribe(listener: (event: KithEvent, published: PublishedEvent) => void): () => void {
+  /** Listeners run synchronously inside `publish`. */
+  subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * The events published after `lastId`, oldest first, or `null` when they cannot all be given:
-   * the first missed one has left the buffer (more than `maxEvents` since) or is older than
-   * `maxAgeMs`, or `lastId` was never handed out by this process (an earlier process, or a
-   * made-up id). The caller then sends `resync`.
-   */
-  since(lastId: number): PublishedEvent[] | null {
+  /** An id of an earlier process counts as never handed out. */
+  since(lastId: number): Promise<PublishedEvent[] | null> {
+    return Promise.resolve(this.missedSince(lastId));
+  }
+
+  close(): Promise<void> {
+    this.listeners.clear();
+    return Promise.resolve();
+  }
+
+  private missedSince(lastId: number): PublishedEvent[] | null {
     if (!Number.isSafeInteger(lastId) || lastId < this.baseId || lastId > this.last) return null;
     if (lastId === this.last) return [];
     const oldest = this.at(0);

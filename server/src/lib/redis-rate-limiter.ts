@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ApiError } from './errors.js';
 import type { Clock } from './clock.js';
 import { MAX_WINDOW_MS, type RateLimiter } from './rate-limiter.js';
@@ -68,20 +68,6 @@ function unavailable(): ApiError {
   return new ApiError(503, 'service_unavailable', 'A shared store does not answer. Try again in a moment', undefined, {
     'Retry-After': '5',
   });
-}
-
-/** The connection of a server process: commands fail at once while it is down, and it reconnects. */
-export function connectRedis(url: string): Redis {
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    // Back again within a couple of seconds of Redis returning.
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
-  // Errors reach the callers of each command; the client's own error events would only repeat them.
-  redis.on('error', () => undefined);
-  return redis;
 }
 
 export class RedisRateLimiter implements RateLimiter {

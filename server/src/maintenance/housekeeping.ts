@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { transaction, type Tx } from '../db/transaction.js';
+import { claimSlot } from '../lib/slots.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -114,8 +115,11 @@ const HOUR_MS = 60 * 60 * 1000;
 /** Runs housekeeping now and then every hour; returns a function that stops it. */
 export function scheduleHousekeeping(ctx: AppContext, everyMs = HOUR_MS): () => void {
   const run = () => {
-    runHousekeeping(ctx)
+    // One run per period for all the processes of a scale-out instance (lib/slots.ts).
+    claimSlot(ctx, 'housekeeping', Math.floor(ctx.clock.now() / everyMs), everyMs)
+      .then((claimed) => (claimed ? runHousekeeping(ctx) : null))
       .then((report) => {
+        if (report === null) return;
         if (report.groupsPurged + report.notificationsExpired + report.resetKeysDropped + report.filesDeleted > 0) {
           ctx.log.info(report, 'housekeeping');
         }

@@ -8,7 +8,7 @@ import type { ApiResponse } from '../../test/client.js';
 import { buildUser, type BuiltUser } from '../../test/factories.js';
 import { useTestApp, type TestApp } from '../../test/harness.js';
 import { uploadFile } from '../../test/uploads.js';
-import type { PublishedEvent } from '../events/memory-event-bus.js';
+import type { PublishedEvent } from '../events/event-bus.js';
 import { presentFrame } from '../features/live/present.js';
 import { DbJobQueue } from '../jobs/db-job-queue.js';
 import { registerMediaHandlers } from '../features/files/media-jobs.js';

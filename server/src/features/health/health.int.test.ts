@@ -14,10 +14,11 @@ describe('GET /api/health and /api/health/ready', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it('answers ready when the database answers', async () => {
+  it('answers ready when the database (and Redis, in a scale-out run) answers', async () => {
     const res = await test.api.get('/health/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok' } });
+    const redis = test.t.config.redisUrl === null ? {} : { redis: 'ok' };
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', ...redis } });
   });
 
   it('ignores a key, even a wrong one', async () => {

@@ -1,29 +1,22 @@
-import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../test/client.js';
 import { createTestApp, type TestApp } from '../../../test/harness.js';
+import { freePort } from '../../../test/ports.js';
 
 // REDIS_URL (issue 19): the readiness probe checks Redis; the throttle counts of two server
 // processes are one count; and with Redis gone, throttled requests are answered 503 at once while
 // the others keep working. On the machine's real Redis.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** A port on which nothing listens (taken, then freed). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+// The two apps' keys: their own, shared by both (as one instance's processes share theirs).
+const REDIS_KEY_PREFIX = `kith-test.${process.pid}.${randomBytes(6).toString('hex')}`;
 
 describe('two server processes sharing one Redis', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    a = await createTestApp({ REDIS_URL });
-    b = await createTestApp({ REDIS_URL });
+    a = await createTestApp({ REDIS_URL, REDIS_KEY_PREFIX });
+    b = await createTestApp({ REDIS_URL, REDIS_KEY_PREFIX });
   });
   afterAll(async () => {
     await a.close();
@@ -55,7 +48,7 @@ describe('two server processes sharing one Redis', () => {
 describe('a server whose Redis is gone', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${await closedPort()}` });
+    t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
   });
   afterAll(() => t.close());
 

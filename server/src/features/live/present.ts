@@ -9,7 +9,7 @@ import { presentNotification } from '../notifications/presenter.js';
 import { findOwnNotification } from '../notifications/queries.js';
 import { ApiError } from '../../lib/errors.js';
 import type { KithEvent } from '../../events/event-bus.js';
-import type { PublishedEvent } from '../../events/memory-event-bus.js';
+import type { PublishedEvent } from '../../events/event-bus.js';
 
 /**
  * One Server-Sent Events frame: `id`, `event` and a one-line JSON `data`, ended by a blank line. The

@@ -5,7 +5,7 @@ import { route } from '../../http/route.js';
 import type { AppContext } from '../../context.js';
 import { Throttle } from '../../lib/throttles.js';
 import { receivableBy, recipientsOf } from './audience.js';
-import { REPLAY_LIMITS, type PublishedEvent } from '../../events/memory-event-bus.js';
+import { REPLAY_LIMITS, type PublishedEvent } from '../../events/event-bus.js';
 import { presentFrame, sseFrame } from './present.js';
 
 /**
@@ -346,12 +346,12 @@ export class EventStreams {
       stream.force(id, sseFrame(id, { event: 'resync', data: {} }));
       stream.endReplay(id);
     };
-    const missed = typeof lastEventId === 'number' ? this.ctx.events.since(lastEventId) : null;
-    if (missed === null || typeof lastEventId !== 'number') {
-      resync();
-      return;
-    }
     try {
+      const missed = typeof lastEventId === 'number' ? await this.ctx.events.since(lastEventId) : null;
+      if (missed === null || typeof lastEventId !== 'number') {
+        resync();
+        return;
+      }
       const receivable = await receivableBy(
         this.ctx.db.kysely,
         stream.userId,
