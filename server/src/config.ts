@@ -31,6 +31,11 @@ export interface Config {
    * several instances, or test runs, can share one Redis.
    */
   redisPrefix: string;
+  /**
+   * `S3_BUCKET` and the other `S3_*` variables: keep file bytes in a bucket of an S3-compatible
+   * store, which every server process shares; null (no `S3_BUCKET`) means `<DATA_DIR>/files`.
+   */
+  s3: S3Config | null;
   /** `BASE_PATH`: sub-path the app is served under, e.g. `/family` (default: the site root). Normalized to `''` or `/x`. */
   basePath: string;
   /** `PUBLIC_URL`: the address people use, written into e-mails and links; includes the base path. */
@@ -89,6 +94,24 @@ export interface Config {
   linkPreviewAllowLoopback: boolean;
 }
 
+/** Where file bytes go in scale-out mode (`Config.s3`). */
+export interface S3Config {
+  /** `S3_ENDPOINT`: the store's http(s) URL, e.g. `http://minio:9000`; null (absent) means AWS itself. */
+  endpoint: string | null;
+  /** `S3_BUCKET`: the bucket, created beforehand; Kith uses it whole. */
+  bucket: string;
+  /** `S3_REGION`: the bucket's region (default `us-east-1`, which most other stores accept). */
+  region: string;
+  /**
+   * `S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY`, given together; null means the AWS SDK finds
+   * credentials itself (`AWS_*` variables, an instance or pod role).
+   */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** `S3_FORCE_PATH_STYLE`: address the bucket as `<endpoint>/<bucket>`, not `<bucket>.<host>` (default false). */
+  forcePathStyle: boolean;
+}
+
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -98,6 +121,8 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const MIB = 1024 * 1024;
+/** The largest object S3 copies in one request; S3FileStore.move copies uploads that size at most. */
+const S3_MAX_COPY_MB = 5 * 1024;
 const DEFAULT_UPLOAD_MB: Record<UploadKind, number> = { image: 50, video: 2048, audio: 500, pdf: 100 };
 
 type Env = Record<string, string | undefined>;
@@ -203,6 +228,17 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisPrefix))
     problems.push('REDIS_KEY_PREFIX must be 1 to 64 letters, digits, dots, dashes or underscores');
 
+  const s3 = readS3(read, bool, problems);
+  if (s3 !== null) {
+    for (const kind of Object.keys(uploadMaxBytes) as UploadKind[]) {
+      if (uploadMaxBytes[kind] > S3_MAX_COPY_MB * MIB) {
+        problems.push(
+          `UPLOAD_MAX_${kind.toUpperCase()}_MB must be at most ${S3_MAX_COPY_MB} with S3_BUCKET (S3 copies at most 5 GiB at once)`,
+        );
+      }
+    }
+  }
+
   const frequency = read('DEFAULT_NOTIFICATION_EMAILS') ?? 'none';
   if (!(NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(frequency)) {
     problems.push(`DEFAULT_NOTIFICATION_EMAILS must be one of ${NOTIFICATION_EMAIL_FREQUENCIES.join(', ')}`);
@@ -258,6 +294,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     uploadMaxBytes,
     redisUrl,
     redisPrefix,
+    s3,
     defaultLang,
     langFromBrowser,
     defaultNotificationEmails: frequency as NotificationEmailFrequency,
@@ -272,6 +309,56 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     linkPreviews,
     linkPreviewAllowLoopback,
   };
+}
+
+const S3_VARIABLES = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'];
+
+/**
+ * The S3 store, or null when `S3_BUCKET` is absent. Problems name the variables, never the secret's value.
+ */
+function readS3(
+  read: (name: string) => string | undefined,
+  bool: (name: string, fallback: boolean) => boolean,
+  problems: string[],
+): S3Config | null {
+  const bucket = read('S3_BUCKET');
+  if (bucket === undefined) {
+    // Half a configuration would silently keep the files on the local disk of each process.
+    const stray = S3_VARIABLES.filter((name) => read(name) !== undefined);
+    if (stray.length > 0) problems.push(`${stray.join(', ')} ${stray.length > 1 ? 'are' : 'is'} set without S3_BUCKET`);
+    return null;
+  }
+  // S3's naming rule for new buckets, which addressing by host name relies on.
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    problems.push(
+      `S3_BUCKET must be a bucket name: 3 to 63 lowercase letters, digits, dots or hyphens (got "${bucket}")`,
+    );
+  }
+  const endpoint = read('S3_ENDPOINT') ?? null;
+  if (endpoint !== null && !isHttpUrl(endpoint)) {
+    problems.push(`S3_ENDPOINT must be an http(s) URL such as http://minio:9000 (got "${endpoint}")`);
+  }
+  const region = read('S3_REGION') ?? 'us-east-1';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(region)) {
+    problems.push(`S3_REGION must be a region name such as eu-west-3 (got "${region}")`);
+  }
+  const accessKeyId = read('S3_ACCESS_KEY_ID') ?? null;
+  const secretAccessKey = read('S3_SECRET_ACCESS_KEY') ?? null;
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    problems.push(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither to let the AWS SDK find credentials',
+    );
+  }
+  return { endpoint, bucket, region, accessKeyId, secretAccessKey, forcePathStyle: bool('S3_FORCE_PATH_STYLE', false) };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 /**

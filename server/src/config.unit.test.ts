@@ -44,6 +44,7 @@ describe('loadConfig defaults', () => {
     expect(config.publicUrl).toBe('http://localhost:8080');
     expect(config.smtpUrl).toBeNull();
     expect(config.redisUrl).toBeNull();
+    expect(config.s3).toBeNull();
     expect(config.langFromBrowser).toBe(false);
     expect(config.mailFrom).toBe('Kith <kith@localhost>');
     expect(config.defaultLang).toBe('en_US');
@@ -186,6 +187,82 @@ describe('loadConfig values', () => {
 it('takes REDIS_URL with or without TLS', () => {
   expect(load({ REDIS_URL: 'redis://cache:6379/0' }).redisUrl).toBe('redis://cache:6379/0');
   expect(load({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
+});
+
+describe('loadConfig S3', () => {
+  const S3 = {
+    S3_ENDPOINT: 'http://minio:9000',
+    S3_BUCKET: 'kith-files',
+    S3_ACCESS_KEY_ID: 'kith',
+    S3_SECRET_ACCESS_KEY: 'not-a-real-secret-9f2c',
+  };
+
+  it('reads the bucket, endpoint, keys and path style, with us-east-1 as default region', () => {
+    expect(load({ ...S3, S3_FORCE_PATH_STYLE: 'true' }).s3).toEqual({
+      endpoint: 'http://minio:9000',
+      bucket: 'kith-files',
+      region: 'us-east-1',
+      accessKeyId: 'kith',
+      secretAccessKey: 'not-a-real-secret-9f2c',
+      forcePathStyle: true,
+    });
+    expect(load({ ...S3, S3_REGION: 'eu-west-3' }).s3).toMatchObject({ region: 'eu-west-3', forcePathStyle: false });
+  });
+
+  it('means AWS itself without S3_ENDPOINT, and the SDK its own credentials without keys', () => {
+    expect(load({ S3_BUCKET: 'kith-files', S3_ENDPOINT: '' }).s3).toEqual({
+      endpoint: null,
+      bucket: 'kith-files',
+      region: 'us-east-1',
+      accessKeyId: null,
+      secretAccessKey: null,
+      forcePathStyle: false,
+    });
+  });
+
+  it.each([
+    [{ S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT must be an http(s) URL'],
+    [{ S3_ENDPOINT: 'ftp://minio' }, 'S3_ENDPOINT must be an http(s) URL'],
+    [{ S3_BUCKET: 'Kith_Files' }, 'S3_BUCKET must be a bucket name'],
+    [{ S3_BUCKET: 'ab' }, 'S3_BUCKET must be a bucket name'],
+    [{ S3_BUCKET: `k${'x'.repeat(63)}` }, 'S3_BUCKET must be a bucket name'],
+    [{ S3_REGION: 'eu west' }, 'S3_REGION must be a region name'],
+    [{ S3_FORCE_PATH_STYLE: 'maybe' }, 'S3_FORCE_PATH_STYLE must be true or false'],
+    [{ S3_SECRET_ACCESS_KEY: undefined }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together'],
+    [{ S3_ACCESS_KEY_ID: '' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together'],
+  ])('refuses %j', (change, problem) => {
+    const problems = problemsOf({ ...S3, ...change });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(problem);
+  });
+
+  it('refuses S3 variables without S3_BUCKET, naming them', () => {
+    expect(problemsOf({ ...S3, S3_BUCKET: undefined })).toEqual([
+      'S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY are set without S3_BUCKET',
+    ]);
+    expect(problemsOf({ S3_FORCE_PATH_STYLE: 'true' })).toEqual(['S3_FORCE_PATH_STYLE is set without S3_BUCKET']);
+  });
+
+  it('refuses upload limits above what S3 copies at once (5 GiB), only with S3', () => {
+    expect(load({ ...S3, UPLOAD_MAX_VIDEO_MB: '5120' }).uploadMaxBytes.video).toBe(5120 * MIB);
+    expect(problemsOf({ ...S3, UPLOAD_MAX_VIDEO_MB: '5121', UPLOAD_MAX_PDF_MB: '9000' })).toEqual([
+      'UPLOAD_MAX_VIDEO_MB must be at most 5120 with S3_BUCKET (S3 copies at most 5 GiB at once)',
+      'UPLOAD_MAX_PDF_MB must be at most 5120 with S3_BUCKET (S3 copies at most 5 GiB at once)',
+    ]);
+    expect(load({ UPLOAD_MAX_VIDEO_MB: '9000' }).uploadMaxBytes.video).toBe(9000 * MIB);
+  });
+
+  it('never writes the secret key into a problem', () => {
+    let error: unknown;
+    try {
+      load({ ...S3, S3_ACCESS_KEY_ID: undefined, S3_BUCKET: 'Bad_Bucket', S3_ENDPOINT: 'nope' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toHaveLength(3);
+    expect((error as ConfigError).message).not.toContain(S3.S3_SECRET_ACCESS_KEY);
+  });
 });
 
 describe('loadConfig refuses bad values with ConfigError', () => {

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -19,7 +18,7 @@ import { DbJobQueue } from './jobs/db-job-queue.js';
 import { registerMediaHandlers } from './features/files/media-jobs.js';
 import { detectMediaTools } from './media/tools.js';
 import { createSearchIndex } from './search/create.js';
-import { LocalFileStore } from './storage/local-file-store.js';
+import { createFileStore } from './storage/create.js';
 
 /** A logger that never prints secrets: the auth header and cookies are redacted wherever they appear. */
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -64,7 +63,7 @@ export async function createContext(
     mailer: overrides.mailer ?? createMailer(config, log),
     search: createSearchIndex(db.dialect),
     events: redis === null ? new MemoryEventBus(clock) : new RedisEventBus(redis, { prefix, clock, log }),
-    files: new LocalFileStore(path.join(config.dataDir, 'files')),
+    files: createFileStore(config),
     jobs: new DbJobQueue(db, { clock, log }),
   };
   registerMediaHandlers(ctx, ctx.jobs);

@@ -3,9 +3,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ByteRange, FileStore } from './file-store.js';
-
-const KEY = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+import { checkFileKey, type ByteRange, type FileStore } from './file-store.js';
 
 /** The embedded FileStore: one folder on the local disk (`<DATA_DIR>/files`). */
 export class LocalFileStore implements FileStore {
@@ -13,10 +11,7 @@ export class LocalFileStore implements FileStore {
 
   /** The path of a key; keys are checked so none can leave the root. */
   private pathOf(key: string): string {
-    if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..')) {
-      throw new Error(`Invalid file store key ${JSON.stringify(key)}`);
-    }
-    return path.join(this.root, key);
+    return path.join(this.root, checkFileKey(key));
   }
 
   async write(key: string, source: Readable): Promise<{ size: number }> {
@@ -25,8 +20,9 @@ export class LocalFileStore implements FileStore {
     // Written under a temporary name, renamed when complete: readers never see half a file.
     const partial = `${target}.part-${process.pid}-${Math.random().toString(36).slice(2)}`;
     let size = 0;
-    source.on('data', (chunk: Buffer) => {
-      size += chunk.length;
+    // In bytes, text chunks (Readable.from(['…'])) too: what the file holds.
+    source.on('data', (chunk: Buffer | string) => {
+      size += Buffer.byteLength(chunk);
     });
     try {
       await pipeline(source, createWriteStream(partial, { flags: 'wx' }));
@@ -43,11 +39,16 @@ export class LocalFileStore implements FileStore {
   }
 
   async stat(key: string): Promise<{ size: number } | null> {
+    const file = this.pathOf(key);
     try {
-      const info = await stat(this.pathOf(key));
+      const info = await stat(file);
       return info.isFile() ? { size: info.size } : null;
-    } catch {
-      return null;
+    } catch (error) {
+      // Absent (ENOTDIR: a part of the path is a file). A failing disk is not "absent": callers
+      // would make the bytes again, or answer 404 for a file that exists.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      throw error;
     }
   }
 
