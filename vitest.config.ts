@@ -52,9 +52,9 @@ export default defineConfig({
           name: 'postgres',
           include: ['server/src/**/*.int.test.ts'],
           // The scale-out back-ends: every integration test runs once on SQLite with the embedded
-          // parts, and once on PostgreSQL with Redis (events, throttles, jobs) beside it.
+          // parts, and once on PostgreSQL with Redis (events, throttles, jobs) and an S3 bucket.
           env: { KITH_TEST_DB: 'postgres', KITH_TEST_SCALE_OUT: 'true' },
-          globalSetup: ['server/test/postgres-global-setup.ts'],
+          globalSetup: ['server/test/postgres-global-setup.ts', 'server/test/s3-global-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 30_000,
           expect: { poll: { timeout: 10_000, interval: 20 } },

@@ -22,35 +22,63 @@ async function main(): Promise<void> {
   }
 
   const log = createLogger(config);
-  // One server process per set of data until the shared stores of scale-out mode exist; a second
-  // one stops here, before migrating or listening (db/instance-lock.ts).
-  let lock: InstanceLock;
-  try {
-    lock = await acquireInstanceLock(config.database);
-  } catch (error) {
-    if (error instanceof InstanceLockedError) {
-      process.stderr.write(`${error.message}\n`);
+  const role = roleFrom(process.argv.slice(2));
+  // Several processes may share the data only on PostgreSQL with Redis beside it (events, jobs and
+  // throttles in Redis); otherwise one server process per set of data, and a second one stops
+  // here, before migrating or listening (db/instance-lock.ts).
+  const scaleOut = config.database.kind === 'postgres' && config.redisUrl !== null;
+  let lock: InstanceLock | null = null;
+  if (scaleOut) {
+    log.info(
+      { database: config.database.kind, role, files: config.s3 === null ? 'DATA_DIR' : 's3' },
+      'scale-out mode: several processes may share PostgreSQL, Redis and the files',
+    );
+    if (config.s3 === null)
+      log.warn('files are in DATA_DIR: every process must see the same folder (or set S3_BUCKET)');
+    if (process.env.SECRET_KEY === undefined) {
+      log.warn('SECRET_KEY is not set: every process must use the same one (set it, or share DATA_DIR/secret.key)');
+    }
+  } else {
+    if (role !== 'all') {
+      process.stderr.write(
+        `--role ${role} needs the scale-out stores: DATABASE_URL=postgres://… and REDIS_URL=redis://… (see docs/scale-out.md).\n`,
+      );
       process.exit(1);
     }
-    throw error;
+    try {
+      lock = await acquireInstanceLock(config.database);
+    } catch (error) {
+      if (error instanceof InstanceLockedError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(1);
+      }
+      throw error;
+    }
+    log.info(
+      { database: config.database.kind },
+      config.database.kind === 'sqlite'
+        ? 'single-process mode (SQLite): a second server on the same data refuses to start'
+        : 'single-process mode (PostgreSQL without REDIS_URL): a second server on the same data refuses to start',
+    );
   }
-  log.info(
-    { database: config.database.kind },
-    'single-process mode: a second server on the same data refuses to start',
-  );
   const ctx = await createContext(config, { log });
-  const app = await buildApp(ctx);
-  const stopHousekeeping = scheduleHousekeeping(ctx);
-  const stopDigests = scheduleDigests(ctx);
-  const tools = mediaTools();
-  const missing = Object.entries(tools)
-    .filter(([, found]) => !found)
-    .map(([name]) => name);
-  if (missing.length > 0) log.warn({ missing }, 'media tools not found: the uploads that need them are turned off');
-  if (parentDeathGuard().length === 0) {
-    log.warn('setpriv (util-linux) cannot tie media tools to this process: if it is killed, a conversion may run on');
+  const web = role !== 'worker';
+  const worker = role !== 'web';
+  const app = web ? await buildApp(ctx) : null;
+  // Scheduled work and background jobs run in the worker processes (and in `all`).
+  const stopHousekeeping = worker ? scheduleHousekeeping(ctx) : () => undefined;
+  const stopDigests = worker ? scheduleDigests(ctx) : () => undefined;
+  if (worker) {
+    const tools = mediaTools();
+    const missing = Object.entries(tools)
+      .filter(([, found]) => !found)
+      .map(([name]) => name);
+    if (missing.length > 0) log.warn({ missing }, 'media tools not found: the uploads that need them are turned off');
+    if (parentDeathGuard().length === 0) {
+      log.warn('setpriv (util-linux) cannot tie media tools to this process: if it is killed, a conversion may run on');
+    }
+    ctx.jobs.start();
   }
-  ctx.jobs.start();
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -61,10 +89,12 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 10_000).unref();
     stopHousekeeping();
     stopDigests();
-    // Running conversions are stopped (ffmpeg killed) and queued again for the next start.
-    Promise.all([app.close(), ctx.jobs.stop()])
+    // Drains: no new requests (fastify answers 503 while closing), open streams told to come back
+    // at once (to another process behind the balancer), running jobs stopped (ffmpeg killed) and
+    // handed back to the queue for another worker or the next start.
+    Promise.all([app?.close(), ctx.jobs.stop()])
       .then(() => closeContext(ctx))
-      .then(() => lock.release())
+      .then(() => lock?.release())
       .then(() => {
         log.info('stopped');
         process.exit(0);
@@ -77,8 +107,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
+  if (app === null) {
+    // Nothing else holds a worker open for sure: its timers are unref'd, its connections may idle.
+    const keepAlive = setInterval(() => undefined, 60 * 60_000);
+    process.once('SIGTERM', () => clearInterval(keepAlive));
+    process.once('SIGINT', () => clearInterval(keepAlive));
+    log.info({ database: config.database.kind, role }, 'Kith worker is running');
+    return;
+  }
   await app.listen({ port: config.port, host: config.host });
-  log.info({ url: config.publicUrl, database: config.database.kind }, 'Kith is listening');
+  log.info({ url: config.publicUrl, database: config.database.kind, role }, 'Kith is listening');
 
   const invitation = await firstRunInvitation(ctx);
   if (invitation !== null) {
@@ -87,6 +125,21 @@ async function main(): Promise<void> {
       `\n  Welcome to Kith. No account exists yet.\n  Open this link to create the first account and group:\n\n    ${invitation}\n\n`,
     );
   }
+}
+
+type Role = 'web' | 'worker' | 'all';
+
+/**
+ * `--role web|worker|all` (default all): web serves HTTP only, worker runs the background jobs and
+ * scheduled work only (media conversion on other machines), all does both (`npm start`).
+ */
+function roleFrom(args: string[]): Role {
+  const index = args.indexOf('--role');
+  if (index < 0) return 'all';
+  const value = args[index + 1];
+  if (value === 'web' || value === 'worker' || value === 'all') return value;
+  process.stderr.write(`--role must be web, worker or all (got ${value === undefined ? 'nothing' : `"${value}"`}).\n`);
+  process.exit(2);
 }
 
 main().catch((error: unknown) => {

@@ -15,6 +15,7 @@ import type { Mail, Mailer } from '../src/mail/mailer.js';
 import { closeContext, createContext } from '../src/setup.js';
 import { ApiClient } from './client.js';
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from './postgres.js';
+import { createTestBucket, s3Env } from './s3.js';
 
 /** A clock the test moves by hand (throttle windows, key expiry). */
 export class TestClock implements Clock {
@@ -58,15 +59,21 @@ export const TEST_DIALECT = process.env.KITH_TEST_DB === 'postgres' ? 'postgres'
 /**
  * The scale-out stores, when this run tests with them (the `postgres` project sets
  * KITH_TEST_SCALE_OUT): the machine's Redis under keys of this app's own, so that files running
- * at once never share throttle counts or events.
+ * at once never share throttle counts or events, and a bucket of its own in the run's S3 server.
  */
-function sharedStores(): Record<string, string> {
+async function sharedStores(): Promise<Record<string, string>> {
   if (process.env.KITH_TEST_SCALE_OUT !== 'true') return {};
+  const name = randomToken()
+    .slice(0, 12)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x');
+  const endpoint = inject('s3Endpoint');
+  const bucket = `kith-test-${name}`;
+  await createTestBucket(endpoint, bucket);
   return {
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_KEY_PREFIX: `kith-test.${process.pid}.${randomToken()
-      .slice(0, 10)
-      .replace(/[^A-Za-z0-9]/g, 'x')}`,
+    REDIS_KEY_PREFIX: `kith-test.${process.pid}.${name}`,
+    ...s3Env(endpoint, bucket),
   };
 }
 
@@ -109,7 +116,7 @@ export async function createTestApp(
     // themselves on 127.0.0.1.
     LINK_PREVIEWS: env.LINK_PREVIEW_ALLOW_LOOPBACK === 'true' ? 'true' : 'false',
     ...database,
-    ...sharedStores(),
+    ...(await sharedStores()),
     ...env,
   });
   const clock = new TestClock();

@@ -118,7 +118,8 @@ export const endpoints = table({
     errors: [503],
   },
   'GET /api/health/ready': {
-    summary: 'Readiness: the database answers, and the process is not shutting down',
+    summary:
+      'Readiness: the database, Redis and the bucket (when configured) answer, and the process is not shutting down',
     tag: 'instance',
     auth: 'anyone',
     response: { 200: Readiness },

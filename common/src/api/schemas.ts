@@ -97,7 +97,13 @@ export const Health = Type.Object({ status: Type.Literal('ok') });
 /** GET /api/health/ready: the stores this process needs answer. */
 export const Readiness = Type.Object({
   status: Type.Literal('ready'),
-  checks: Type.Object({ database: Type.Literal('ok'), redis: Type.Optional(Type.Literal('ok')) }),
+  checks: Type.Object({
+    database: Type.Literal('ok'),
+    /** Present when the instance shares a Redis (REDIS_URL). */
+    redis: Type.Optional(Type.Literal('ok')),
+    /** Present when files are in an S3 bucket (S3_BUCKET): the bucket answers. */
+    bucket: Type.Optional(Type.Literal('ok')),
+  }),
 });
 
 export const Info = Type.Object({

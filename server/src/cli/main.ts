@@ -20,6 +20,9 @@ class CliError extends Error {}
 const USAGE = `Usage: npm run kith -- <command> [options]
 
 Commands:
+  serve [--role web|worker|all]
+      Run the server: web answers HTTP, worker runs background jobs and scheduled work, all (the
+      default, as npm start) does both. web and worker need DATABASE_URL and REDIS_URL.
   create-user --email E --password P [--name N] [--group NAME]
       Create an account. With --group, the user joins the group of that name (created if none has it).
   create-group --name NAME --owner E

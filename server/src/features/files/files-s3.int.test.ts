@@ -34,7 +34,7 @@ describe('files in an S3 bucket, through the API', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     });
-    t = await createTestApp(s3Env(s3, BUCKET));
+    t = await createTestApp(s3Env(s3.endpoint, BUCKET));
     api = new ApiClient(t.app);
   });
   afterAll(async () => {

@@ -201,7 +201,11 @@ async function rememberFailure(ctx: AppContext, file: FileRow): Promise<void> {
   }
 }
 
-/** An error of the operating system (it carries `syscall`, like ENOSPC or EACCES), not of the bytes. */
+/**
+ * An error of the storage, not of the bytes: of the operating system (it carries `syscall`, like
+ * ENOSPC or EACCES), or an answer of the S3 store (the AWS SDK's errors carry `$metadata`).
+ */
 function isSystemError(error: unknown): boolean {
-  return typeof (error as { syscall?: unknown } | null)?.syscall === 'string';
+  const fields = error as { syscall?: unknown; $metadata?: unknown } | null;
+  return typeof fields?.syscall === 'string' || (typeof fields?.$metadata === 'object' && fields.$metadata !== null);
 }

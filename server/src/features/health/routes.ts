@@ -10,8 +10,9 @@ const READY_TIMEOUT_MS = 2_000;
 /**
  * GET /api/health and /api/health/ready, for load balancers and orchestrators: liveness (the
  * process answers HTTP; nothing else is touched, so a slow database never gets a live process
- * restarted) and readiness (the stores it needs answer: the database, and Redis when configured; while it drains on SIGTERM every request,
- * this one included, is answered 503 by app.ts, so the balancer stops sending it traffic).
+ * restarted) and readiness (the stores it needs answer: the database, and Redis and the S3 bucket
+ * when configured; while it drains on SIGTERM every request, this one included, is answered 503 by
+ * app.ts, so the balancer stops sending it traffic).
  */
 export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'GET /api/health', () => ({ status: 'ok' as const }));
@@ -23,8 +24,9 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     // One after the other, each started only when its turn comes (no rejection left unheard).
     const checks: [string, () => Promise<unknown>][] = [['database', () => pingDatabase(ctx.db.kysely)]];
-    const { redis } = ctx;
+    const { redis, files } = ctx;
     if (redis !== null) checks.push(['redis', () => redis.ping()]);
+    if (files.ready !== undefined) checks.push(['bucket', () => files.ready?.() ?? Promise.resolve()]);
     try {
       for (const [store, check] of checks) {
         try {
@@ -43,7 +45,11 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return {
       status: 'ready' as const,
-      checks: { database: 'ok' as const, ...(ctx.redis === null ? {} : { redis: 'ok' as const }) },
+      checks: {
+        database: 'ok' as const,
+        ...(redis === null ? {} : { redis: 'ok' as const }),
+        ...(files.ready === undefined ? {} : { bucket: 'ok' as const }),
+      },
     };
   });
 }

@@ -26,7 +26,8 @@ describe('two server processes sharing one Redis', () => {
   it('are ready when the database and Redis answer', async () => {
     const res = await new ApiClient(a.app).get('/health/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+    const bucket = a.config.s3 === null ? {} : { bucket: 'ok' };
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok', ...bucket } });
   });
 
   it('count one signup allowance for an address, whichever process answers', async () => {

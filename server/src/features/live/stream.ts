@@ -63,6 +63,9 @@ export const STREAM_DEFAULTS: EventStreamOptions = {
   maxBufferedBytes: 4 * 1024 * 1024,
 };
 
+/** The reconnection delay a stream is told when its process stops. */
+const SHUTDOWN_RETRY_MS = 500;
+
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-store',
@@ -246,10 +249,18 @@ export class EventStreams {
     for (const stream of [...(this.byUser.get(userId) ?? [])]) stream.close();
   }
 
-  /** Ends every stream and stops listening: the app is shutting down. */
+  /**
+   * Ends every stream and stops listening: the app is shutting down. Each client is told to come
+   * back at once rather than after the usual delay: behind a balancer, another process takes it.
+   */
   shutdown(): void {
     this.shuttingDown = true;
-    for (const streams of [...this.byUser.values()]) for (const stream of [...streams]) stream.close();
+    for (const streams of [...this.byUser.values()]) {
+      for (const stream of [...streams]) {
+        stream.write(`retry: ${SHUTDOWN_RETRY_MS}\n\n`);
+        stream.close();
+      }
+    }
     this.unsubscribe();
   }
 
