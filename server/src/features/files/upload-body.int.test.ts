@@ -132,6 +132,11 @@ describe('POST /api/files with a broken multipart body', () => {
     await expectNothingStored(t);
   });
 
+  // Bytes half-written on the disk exist only with the local store; a bucket shows an object only
+  // once complete, and the S3 store's clean-up of a broken stream is in the store cases
+  // (test/file-store-cases.ts), so these two run where there is something to see.
+  const local = process.env.KITH_TEST_SCALE_OUT !== 'true';
+
   /** An upload whose body is streamed: its first 200 KiB are sent, and on disk once this resolves. */
   async function uploadUnderWay(t: TestApp, key: string) {
     const body = new PassThrough();
@@ -147,7 +152,7 @@ describe('POST /api/files with a broken multipart body', () => {
     return { body, answer, store };
   }
 
-  it('removes the bytes already written when the body stops in the middle of the file', async () => {
+  it.runIf(local)('removes the bytes already written when the body stops in the middle of the file', async () => {
     const { t } = h;
     ana ??= await buildUser(t.ctx);
     // Part of the file is on disk: the body ends there.
@@ -162,7 +167,7 @@ describe('POST /api/files with a broken multipart body', () => {
     await expectNothingStored(t);
   });
 
-  it('removes the bytes already written when the client goes away in the middle of the file', async () => {
+  it.runIf(local)('removes the bytes already written when the client goes away in the middle of the file', async () => {
     const { t } = h;
     ana ??= await buildUser(t.ctx);
     const { body, answer, store } = await uploadUnderWay(t, ana.key);
