@@ -14,7 +14,7 @@ import { registerDigestHandler } from './features/digests/service.js';
 import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { RedisEventBus } from './events/redis-event-bus.js';
-import { DbJobQueue } from './jobs/db-job-queue.js';
+import { createJobQueue } from './jobs/create.js';
 import { registerMediaHandlers } from './features/files/media-jobs.js';
 import { detectMediaTools } from './media/tools.js';
 import { createSearchIndex } from './search/create.js';
@@ -64,7 +64,7 @@ export async function createContext(
     search: createSearchIndex(db.dialect),
     events: redis === null ? new MemoryEventBus(clock) : new RedisEventBus(redis, { prefix, clock, log }),
     files: createFileStore(config),
-    jobs: new DbJobQueue(db, { clock, log }),
+    jobs: createJobQueue({ config, db, clock, log }),
   };
   registerMediaHandlers(ctx, ctx.jobs);
   registerMailHandler(ctx, ctx.jobs);

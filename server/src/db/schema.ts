@@ -159,11 +159,16 @@ export interface JobsTable {
   max_attempts: number;
   /** Not run before this time (ms). */
   run_after: number;
-  /** While running: the lease end (ms); an expired lease means the runner died. */
+  /**
+   * While claimed (by the embedded runner, or by the relay handing it to BullMQ): the lease end (ms);
+   * an expired lease means the claimer died. Null while `running` in BullMQ, whose lock is the lease.
+   */
   locked_until: number | null;
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** Times handed over to BullMQ; the BullMQ job `<id>.<handovers>` is the one that may run it (migration 0013). */
+  handovers: Generated<number>;
 }
 
 /** The last scheduled digest time run for each frequency (src/features/digests/). */

@@ -4,7 +4,6 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, JobsTable } from '../db/schema.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
 import {
   PermanentJobError,
   type EnqueueOptions,
@@ -13,6 +12,7 @@ import {
   type KithJobs,
   type RunningJob,
 } from './job-queue.js';
+import { dueJobIds, errorText, insertJob, pruneFinishedJobs, recoverExpiredLeases, retryDelay } from './job-rows.js';
 
 type JobRow = Selectable<JobsTable>;
 
@@ -31,14 +31,6 @@ export interface DbJobQueueOptions {
   heavyConcurrency?: number;
   /** Light jobs at a time in this process. Default 4. */
   lightConcurrency?: number;
-}
-
-const DAY = 24 * 60 * 60 * 1000;
-
-/** Error text kept on the job row and logged: short, one line. */
-function errorText(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s+/g, ' ').slice(0, 1000);
 }
 
 interface Running {
@@ -99,25 +91,7 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     payload: P[N],
     options: EnqueueOptions = {},
   ): Promise<string> {
-    const now = this.clock.now();
-    const id = newId();
-    await db
-      .insertInto('jobs')
-      .values({
-        id,
-        name,
-        payload: JSON.stringify(payload),
-        status: 'queued',
-        attempts: 0,
-        max_attempts: Math.max(1, options.maxAttempts ?? 3),
-        run_after: now + Math.max(0, options.delayMs ?? 0),
-        locked_until: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    return id;
+    return insertJob(db, this.clock.now(), name, payload, options);
   }
 
   wake(): void {
@@ -196,7 +170,7 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
 
   private async fillOnce(only?: readonly string[]): Promise<boolean> {
     if (this.stopped) return false;
-    await this.recoverExpired();
+    await recoverExpiredLeases(this.db, this.clock.now());
     let any = false;
     for (;;) {
       if (this.stopped) return any;
@@ -213,21 +187,9 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     }
   }
 
-  /** Jobs left `running` by a runner that died (lease expired) go back to the queue. */
-  private async recoverExpired(): Promise<void> {
-    const now = this.clock.now();
-    await this.db.kysely
-      .updateTable('jobs')
-      .set({ status: 'queued', locked_until: null, run_after: now, updated_at: now })
-      .where('status', '=', 'running')
-      .where('locked_until', '<', now)
-      .execute();
-  }
-
   /** Takes the next due job among `names` in one statement, or undefined when none is due. */
   private async claim(names: string[]): Promise<JobRow | undefined> {
     const now = this.clock.now();
-    const postgres = this.db.dialect === 'postgres';
     return (
       this.db.kysely
         .updateTable('jobs')
@@ -237,18 +199,7 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
           locked_until: now + this.leaseMs,
           updated_at: now,
         }))
-        .where('id', '=', (eb) =>
-          eb
-            .selectFrom('jobs')
-            .select('id')
-            .where('status', '=', 'queued')
-            .where('run_after', '<=', now)
-            .where('name', 'in', names)
-            .orderBy('run_after')
-            .orderBy('created_at')
-            .limit(1)
-            .$if(postgres, (q) => q.forUpdate().skipLocked()),
-        )
+        .where('id', '=', dueJobIds(this.db, names, now, 1))
         // Re-checked on the row itself: a concurrent claim that won makes this one match nothing.
         .where('status', '=', 'queued')
         .returningAll()
@@ -352,7 +303,7 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
       const message = errorText(error);
       const final = error instanceof PermanentJobError || row.attempts >= row.max_attempts;
       if (!final) {
-        const wait = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (row.attempts - 1));
+        const wait = retryDelay(row.attempts, this.backoffMs, this.maxBackoffMs);
         this.options.log?.warn(
           { job: row.id, name: row.name, attempt: row.attempts, err: message },
           'job failed, will retry',
@@ -376,19 +327,11 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     }
   }
 
-  /** Forgets finished jobs after a while: done after 7 days, failed after 30. Once an hour. */
+  /** Forgets finished jobs after a while (done after 7 days, failed after 30), once an hour. */
   private async prune(): Promise<void> {
     const now = this.clock.now();
     if (now - this.lastPrune < 60 * 60 * 1000 && this.lastPrune !== 0) return;
     this.lastPrune = now;
-    await this.db.kysely
-      .deleteFrom('jobs')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'done'), eb('updated_at', '<', now - 7 * DAY)]),
-          eb.and([eb('status', '=', 'failed'), eb('updated_at', '<', now - 30 * DAY)]),
-        ]),
-      )
-      .execute();
+    await pruneFinishedJobs(this.db, now);
   }
 }
