@@ -1,6 +1,6 @@
 import { isValidNewPassword, nameFromEmail, normalizeEmail, normalizeName } from '@kith/common';
 import { pino } from 'pino';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/transaction.js';
 import { newApiKey } from '../features/auth/api-keys.js';
@@ -13,9 +13,8 @@ import { findUserByLogin } from '../features/users/queries.js';
 import { newId, parseId } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
 import { closeContext, createContext } from '../setup.js';
-
-/** A refusal the CLI prints on stderr, exiting non-zero. */
-class CliError extends Error {}
+import { CliError } from './cli-error.js';
+import { migrateData } from './migrate-data.js';
 
 const USAGE = `Usage: npm run kith -- <command> [options]
 
@@ -31,6 +30,11 @@ Commands:
       Print the invitation link of a group; --reset makes a new one (the old one stops working).
   notify --text TEXT [--target URL_OR_PATH]
       Send an announcement (a global notification) to every account.
+  migrate-data --to postgres://… [--files-to s3] [--batch-size N]
+      Copy this embedded instance (the SQLite database and, with --files-to s3, the files of DATA_DIR)
+      into an empty PostgreSQL database and the S3 bucket of the S3_* settings, then verify the copy.
+      The server must be stopped. Safe to run again after an interruption: it finishes the copy.
+      Progress goes to stderr (docs/moving-to-scale-out.md).
 
 Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
@@ -157,11 +161,35 @@ async function notify(ctx: AppContext, options: Map<string, string | true>) {
   });
 }
 
+// Rows per transaction: enough that round trips do not dominate, few enough that each transaction
+// stays short and a batch of rows small in memory.
+const DEFAULT_BATCH_SIZE = 1000;
+const MAX_BATCH_SIZE = 10_000;
+
+async function migrateDataCommand(config: Config, options: Map<string, string | true>, io: CliIo) {
+  const to = required(options, 'to');
+  const filesTo = optional(options, 'files-to');
+  if (filesTo !== undefined && filesTo !== 's3') throw new CliError('--files-to must be s3');
+  const rawBatch = optional(options, 'batch-size');
+  const batchSize = rawBatch === undefined ? DEFAULT_BATCH_SIZE : Number(rawBatch);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE)
+    throw new CliError(`--batch-size must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+  return migrateData(config, { to, filesToS3: filesTo === 's3', batchSize }, { progress: io.stderr });
+}
+
 const COMMANDS: Record<string, (ctx: AppContext, options: Map<string, string | true>) => Promise<unknown>> = {
   'create-user': createUser,
   'create-group': createGroup,
   'invite-link': inviteLink,
   notify,
+};
+
+/** Commands that open the stores themselves rather than through the app's context. */
+const STANDALONE_COMMANDS: Record<
+  string,
+  (config: Config, options: Map<string, string | true>, io: CliIo) => Promise<unknown>
+> = {
+  'migrate-data': migrateDataCommand,
 };
 
 export interface CliIo {
@@ -172,7 +200,7 @@ export interface CliIo {
 
 /**
  * Runs one admin command against the configured database (the same `DATA_DIR`/`DATABASE_URL` as
- * the server, also while it runs). Returns the exit code.
+ * the server, also while it runs; migrate-data refuses to run beside it). Returns the exit code.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -181,7 +209,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   const run = COMMANDS[command];
-  if (run === undefined) {
+  const standalone = STANDALONE_COMMANDS[command];
+  if (run === undefined && standalone === undefined) {
     io.stderr(`Unknown command "${command}".\n\n${USAGE}\n`);
     return 2;
   }
@@ -189,9 +218,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const options = parseOptions(rest);
     const config = loadConfig(io.env ?? process.env);
-    // Logs go to stderr so that stdout carries only the JSON answer.
-    ctx = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
-    const result = await run(ctx, options);
+    let result: unknown;
+    if (standalone !== undefined) {
+      result = await standalone(config, options, io);
+    } else if (run !== undefined) {
+      // Logs go to stderr so that stdout carries only the JSON answer.
+      ctx = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
+      result = await run(ctx, options);
+    }
     io.stdout(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

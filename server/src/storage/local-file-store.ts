@@ -5,6 +5,20 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { checkFileKey, type ByteRange, type FileStore } from './file-store.js';
 
+/**
+ * A write in progress is named `<key>.part-<pid>-<random>` and renamed to `<key>` when complete, so
+ * readers never see half a file; a process that died mid-write leaves that name behind.
+ */
+function partialPath(target: string): string {
+  return `${target}.part-${process.pid}-${Math.random().toString(36).slice(2)}`;
+}
+const PARTIAL = /\.part-\d+-[a-z0-9]*$/;
+
+/** True for the name of a write that never completed (its process died): no key of the store. */
+export function isPartialWrite(key: string): boolean {
+  return PARTIAL.test(key);
+}
+
 /** The embedded FileStore: one folder on the local disk (`<DATA_DIR>/files`). */
 export class LocalFileStore implements FileStore {
   constructor(private readonly root: string) {}
@@ -17,8 +31,7 @@ export class LocalFileStore implements FileStore {
   async write(key: string, source: Readable): Promise<{ size: number }> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
-    // Written under a temporary name, renamed when complete: readers never see half a file.
-    const partial = `${target}.part-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const partial = partialPath(target);
     let size = 0;
     // In bytes, text chunks (Readable.from(['…'])) too: what the file holds.
     source.on('data', (chunk: Buffer | string) => {
