@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FileStore } from '../src/storage/file-store.js';
+import { digest } from '../src/storage/digest.js';
 
 // The behaviour every FileStore has, on the local disk (local-file-store.unit.test.ts) and in S3
 // (s3-file-store.int.test.ts): what the callers in features/files, media and maintenance rely on.
@@ -46,17 +47,6 @@ function sha256Of(size: number): string {
   const hash = createHash('sha256');
   for (let offset = 0; offset < size; offset += MIB) hash.update(patternBytes(offset, Math.min(MIB, size - offset)));
   return hash.digest('hex');
-}
-
-/** The SHA-256 and length of a stream's bytes, read without keeping them. */
-async function digest(stream: Readable): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { sha256: hash.digest('hex'), size };
 }
 
 async function bytesOf(stream: Readable): Promise<Buffer> {

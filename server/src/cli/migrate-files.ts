@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { checkFileKey, type FileStore } from '../storage/file-store.js';
 import { isPartialWrite } from '../storage/local-file-store.js';
+import { digest } from '../storage/digest.js';
 
 // The files half of `migrate-data` (migrate-data.ts): every key of the local store copied into
 // another store, then read back and hashed. Re-runnable: a key the target already holds with the
@@ -38,17 +39,6 @@ interface SourceFile {
   key: string;
   file: string;
   size: number;
-}
-
-/** The SHA-256 (hex) and length of a stream's bytes. */
-async function digest(stream: Readable): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { sha256: hash.digest('hex'), size };
 }
 
 /** Every file under `root` as a store key (`/`-separated), in key order; partial writes and foreign names apart. */
