@@ -64,7 +64,7 @@ export async function createContext(
     search: createSearchIndex(db.dialect),
     events: redis === null ? new MemoryEventBus(clock) : new RedisEventBus(redis, { prefix, clock, log }),
     files: createFileStore(config),
-    jobs: new DbJobQueue(db, { clock, log }),
+    jobs: new DbJobQueue(db, { clock, log, leaseMs: config.jobLeaseMs }),
   };
   registerMediaHandlers(ctx, ctx.jobs);
   registerMailHandler(ctx, ctx.jobs);
