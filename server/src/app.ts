@@ -167,6 +167,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       void reply.header('Cache-Control', API_HEADERS['Cache-Control']);
     }
     protectHtml(reply);
+    // An answer finished while closing also closes its kept-alive connection. Left open, a
+    // balancer would send the next request over it, which could only be refused with a 503 that
+    // nginx does not retry for a POST (deploy/nginx/kith.conf), and the process would wait for
+    // that request before it could exit. Closed, the next request opens a new connection, which
+    // is refused, and goes to another process.
+    if (closing) void reply.header('Connection', 'close');
     return payload;
   });
 
@@ -174,6 +180,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // every few seconds only at debug level.
   const probePath = `${apiPrefix}/health`;
   app.addHook('onResponse', async (request, reply) => {
+    // While closing, a connection left idle goes at once, also one whose answer began before the
+    // closing did and so went out without `Connection: close` (server.close() only closed those
+    // idle at that moment): the process exits without waiting for a balancer to send a request
+    // over it, and a balancer never gets to.
+    if (closing) app.server.closeIdleConnections();
     const probe = request.url === probePath || request.url.startsWith(`${probePath}/`);
     request.log[probe && reply.statusCode < 500 ? 'debug' : 'info'](
       {

@@ -36,6 +36,13 @@ export interface Config {
    * store, which every server process shares; null (no `S3_BUCKET`) means `<DATA_DIR>/files`.
    */
   s3: S3Config | null;
+  /**
+   * `JOB_LEASE_SECONDS`: how long a background job claimed by a process stays its own without a
+   * renewal (renewed every third of it while it runs; default 60). A killed worker's jobs go back to
+   * the queue once it expires, so a shorter one restarts them sooner, but a process that stalls for
+   * two thirds of it may see a job taken over and run twice.
+   */
+  jobLeaseMs: number;
   /** `BASE_PATH`: sub-path the app is served under, e.g. `/family` (default: the site root). Normalized to `''` or `/x`. */
   basePath: string;
   /** `PUBLIC_URL`: the address people use, written into e-mails and links; includes the base path. */
@@ -229,6 +236,9 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     problems.push('REDIS_KEY_PREFIX must be 1 to 64 letters, digits, dots, dashes or underscores');
 
   const s3 = readS3(read, bool, problems);
+  // At least 5 s: renewals come every third of the lease, and under 2 s apart a busy process would
+  // miss some and lose jobs it is still running.
+  const jobLeaseMs = int('JOB_LEASE_SECONDS', 60, 5, 24 * 60 * 60) * 1000;
   if (s3 !== null) {
     for (const kind of Object.keys(uploadMaxBytes) as UploadKind[]) {
       if (uploadMaxBytes[kind] > S3_MAX_COPY_MB * MIB) {
@@ -295,6 +305,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     redisUrl,
     redisPrefix,
     s3,
+    jobLeaseMs,
     defaultLang,
     langFromBrowser,
     defaultNotificationEmails: frequency as NotificationEmailFrequency,

@@ -45,6 +45,7 @@ describe('loadConfig defaults', () => {
     expect(config.smtpUrl).toBeNull();
     expect(config.redisUrl).toBeNull();
     expect(config.s3).toBeNull();
+    expect(config.jobLeaseMs).toBe(60_000);
     expect(config.langFromBrowser).toBe(false);
     expect(config.mailFrom).toBe('Kith <kith@localhost>');
     expect(config.defaultLang).toBe('en_US');
@@ -187,6 +188,13 @@ describe('loadConfig values', () => {
 it('takes REDIS_URL with or without TLS', () => {
   expect(load({ REDIS_URL: 'redis://cache:6379/0' }).redisUrl).toBe('redis://cache:6379/0');
   expect(load({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
+});
+
+it('reads JOB_LEASE_SECONDS, from 5 s to a day', () => {
+  expect(load({ JOB_LEASE_SECONDS: '5' }).jobLeaseMs).toBe(5000);
+  expect(problemsOf({ JOB_LEASE_SECONDS: '2' })).toEqual([
+    'JOB_LEASE_SECONDS must be a whole number from 5 to 86400 (got "2")',
+  ]);
 });
 
 describe('loadConfig S3', () => {

@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../test/client.js';
-import { createTestApp, type TestApp } from '../test/harness.js';
+import { createTestApp, TEST_DIALECT, type TestApp } from '../test/harness.js';
 import { firstRunInvitation } from './first-run.js';
 import { serverText } from './mail/texts.js';
 import { RETENTION, runHousekeeping } from './maintenance/housekeeping.js';
@@ -33,6 +35,46 @@ describe('first run', () => {
     t.clock.advance(RETENTION.emptyGroupMs + 1000);
     await runHousekeeping(t.ctx);
     expect((await api.get(`/groups/${signup.body.group}`, { key: signup.body.api_key })).status).toBe(200);
+  });
+});
+
+describe.runIf(TEST_DIALECT === 'postgres')('first run of several processes at once', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('gives every web process starting on the empty database the same link', async () => {
+    // The web processes of a scale-out instance start together (docs/scale-out.md). kith_meta is
+    // held until all four callers wait, so that they would all find it empty at the same moment.
+    const { url } = t.config.database as { url: string };
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    try {
+      // Four connections in the pool first: one opened while the table is locked waits in its own
+      // start-up, before it reaches the code under test.
+      await Promise.all([1, 2, 3, 4].map(() => sql`SELECT pg_sleep(0.2)`.execute(t.ctx.db.kysely)));
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE kith_meta IN ACCESS EXCLUSIVE MODE');
+      const links = Promise.all([1, 2, 3, 4].map(() => firstRunInvitation(t.ctx)));
+      await expect
+        .poll(async () => {
+          const { rows } = await blocker.query<{ waiting: number }>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
+          );
+          return rows[0]?.waiting;
+        })
+        .toBe(4);
+      await blocker.query('COMMIT');
+      const answers = await links;
+      expect(answers[0]).toMatch(/\/invitation\/[0-9a-f-]{36}$/);
+      expect(new Set(answers).size).toBe(1);
+      expect(await t.ctx.db.kysely.selectFrom('groups').select('id').execute()).toHaveLength(1);
+    } finally {
+      await blocker.end();
+    }
   });
 });
 

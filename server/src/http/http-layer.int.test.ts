@@ -100,8 +100,8 @@ describe('errors of the HTTP layer, before routing (docs/api §1.5)', () => {
   });
 });
 
-describe('a request that arrives while the server is closing', () => {
-  it('answers 503 service_unavailable in the envelope and closes the connection', async () => {
+describe('requests while the server is closing (SIGTERM)', () => {
+  it('closes the connection of an answer finished while closing, so no request follows on it', async () => {
     const t = await createTestApp();
     try {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -120,8 +120,38 @@ describe('a request that arrives while the server is closing', () => {
       socket.write('}GET /api/info HTTP/1.1\r\nHost: x\r\n\r\n');
       const text = await answers;
       await closed;
-      const [, second = ''] = text.split(/(?=HTTP\/1\.1 )/);
-      const answer = parseAnswer(second);
+      const [first = '', ...more] = text.split(/(?=HTTP\/1\.1 )/);
+      // The first is answered as usual, and tells the client (nginx) the connection ends there:
+      // the pipelined one is not taken, and a client sends it again on a new connection.
+      expect(parseAnswer(first).status).toBe(400);
+      expect(parseAnswer(first).headers.connection).toBe('close');
+      expect(more).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 service_unavailable in the envelope to a request that arrives meanwhile, and closes', async () => {
+    const t = await createTestApp();
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as AddressInfo).port;
+      // Held open by a request in progress (a body still to come), so the server keeps running.
+      const busy = await open(port);
+      const busyAnswer = readAll(busy);
+      const started = new Promise<void>((resolve) => t.app.server.once('request', () => resolve()));
+      busy.write('POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
+      await started;
+      // A second connection whose request has begun but not ended when the server starts closing.
+      const late = await open(port);
+      const lateAnswer = readAll(late);
+      late.write('GET /api/info HTTP/1.1\r\nHost: x\r\n');
+      const closed = t.app.close();
+      late.write('\r\n');
+      const answer = parseAnswer(await lateAnswer);
+      busy.write('}');
+      await busyAnswer;
+      await closed;
       expectEnvelope(answer, 503, 'service_unavailable');
       expect(answer.headers['retry-after']).toBe('5');
       expect(answer.headers.connection).toBe('close');

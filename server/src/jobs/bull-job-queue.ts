@@ -23,8 +23,8 @@ export interface BullJobQueueOptions extends DbJobQueueOptions {
   /** What the BullMQ keys start with (`REDIS_KEY_PREFIX`): `<prefix>:jobs-heavy:…`, `<prefix>:jobs-light:…`. */
   prefix: string;
   /**
-   * How often the workers look for jobs whose process died (ms). Default 30 s. Every process of an
-   * instance must use the same: BullMQ skips a check while the last one, by any process, is younger.
+   * How often the workers look for jobs whose process died (ms). Default: the lease, at most 30 s
+   * (JOB_LEASE_SECONDS shortens both). Every process of an instance must use the same: BullMQ skips a check while the last one, by any process, is younger.
    */
   stalledCheckMs?: number;
   /**
@@ -251,7 +251,7 @@ export class BullJobQueue<P extends object = KithJobs> implements JobQueue<P> {
         prefix: this.options.prefix,
         concurrency: lane === 'heavy' ? this.heavyConcurrency : this.lightConcurrency,
         lockDuration: this.leaseMs,
-        stalledInterval: this.options.stalledCheckMs ?? 30_000,
+        stalledInterval: this.options.stalledCheckMs ?? Math.min(30_000, this.leaseMs),
         maxStalledCount: this.options.maxStalledCount ?? 20,
         // The table is the record; BullMQ keeps a short history for its dashboards.
         removeOnComplete: { count: 1000, age: 24 * 60 * 60 },

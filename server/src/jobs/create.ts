@@ -12,14 +12,20 @@ import type { JobQueue } from './job-queue.js';
  * with Redis: one process owns a SQLite file, so there is no one to share the jobs with.
  */
 export function createJobQueue(deps: {
-  config: Pick<Config, 'redisUrl' | 'redisPrefix'>;
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'jobLeaseMs'>;
   db: Db;
   clock: Clock;
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 }): JobQueue {
   const { config, db, clock, log } = deps;
   if (config.redisUrl !== null && db.dialect === 'postgres') {
-    return new BullJobQueue(db, { redisUrl: config.redisUrl, prefix: config.redisPrefix, clock, log });
+    return new BullJobQueue(db, {
+      redisUrl: config.redisUrl,
+      prefix: config.redisPrefix,
+      clock,
+      log,
+      leaseMs: config.jobLeaseMs,
+    });
   }
-  return new DbJobQueue(db, { clock, log });
+  return new DbJobQueue(db, { clock, log, leaseMs: config.jobLeaseMs });
 }

@@ -1,0 +1,388 @@
+// A scale-out deployment on one machine, for the process-level scenarios: the built server started
+// as separate `--role web` and `--role worker` processes, and nginx in front of the web ones with
+// the configuration operators are given (deploy/nginx/kith.conf, filled in as docs/scale-out.md
+// shows). No browser.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { EventReader } from '../server/test/sse.js';
+import { freePort } from './harness.js';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+const SERVER_MAIN = path.join(REPO_ROOT, 'server', 'dist', 'main.js');
+/** The nginx configuration template of docs/scale-out.md. */
+export const NGINX_TEMPLATE = path.join(REPO_ROOT, 'deploy', 'nginx', 'kith.conf');
+const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
+
+// Processes still running when the test process exits are killed, so a failed run leaves none
+// behind (afterAll stops them properly on the normal path).
+const RUNNING = Symbol.for('kith.e2e.deploymentProcesses');
+const registry = globalThis as typeof globalThis & { [RUNNING]?: Set<ChildProcess> };
+const running = (registry[RUNNING] ??= (() => {
+  const set = new Set<ChildProcess>();
+  process.once('exit', () => {
+    for (const child of set) child.kill('SIGKILL');
+  });
+  return set;
+})());
+
+/** How a child process ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A child process with its output kept, for the errors a failing scenario shows. */
+interface Child {
+  child: ChildProcess;
+  /** Everything it wrote so far, stdout and stderr interleaved. */
+  logs(): string;
+  /** Settles when it has exited, with the time it was seen to. */
+  exited: Promise<Exit & { at: number }>;
+  /** Still running (no exit seen yet). */
+  alive(): boolean;
+  /** Sends `signal`, then SIGKILL after `graceMs`; resolves once it has exited. Safe to call twice. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<Exit>;
+}
+
+function track(child: ChildProcess): Child {
+  running.add(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8');
+  child.stderr?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => (output += chunk));
+  child.stderr?.on('data', (chunk: string) => (output += chunk));
+  let done = false;
+  const exited = new Promise<Exit & { at: number }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      done = true;
+      running.delete(child);
+      resolve({ code, signal, at: Date.now() });
+    }),
+  );
+  return {
+    child,
+    logs: () => output,
+    exited,
+    alive: () => !done,
+    async stop(signal = 'SIGTERM', graceMs = 10_000) {
+      if (!done) {
+        child.kill(signal);
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      return exited;
+    },
+  };
+}
+
+/** One process of the built server. */
+export interface KithProcess extends Child {
+  role: 'web' | 'worker';
+  /** `http://127.0.0.1:<port>` of a web process; null for a worker, which serves no HTTP. */
+  url: string | null;
+  /** `127.0.0.1:<port>`, as nginx's `$upstream_addr` names it; null for a worker. */
+  address: string | null;
+}
+
+/**
+ * Starts `server/dist/main.js --role <role>` with `env` (data stores, secret, public URL…) and its
+ * own `DATA_DIR` (media work folders, the mail outbox). A web process listens on `port`.
+ */
+export function startKithProcess(
+  role: 'web' | 'worker',
+  env: Record<string, string>,
+  options: { dataDir: string; port?: number },
+): KithProcess {
+  const port = role === 'web' ? options.port : undefined;
+  if (role === 'web' && port === undefined) throw new Error('a web process needs a port');
+  const child = spawn(process.execPath, [SERVER_MAIN, '--role', role], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      // A worker never listens, but the setting must still be valid.
+      PORT: String(port ?? 0),
+      DATA_DIR: options.dataDir,
+      // Empty values count as unset and keep a developer's `.env` from filling them in.
+      SMTP_URL: '',
+      BASE_PATH: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const address = port === undefined ? null : `127.0.0.1:${port}`;
+  return { ...track(child), role, address, url: address === null ? null : `http://${address}` };
+}
+
+/** Polls the readiness probe of a web process until it answers 200 (fails if the process exits first). */
+export async function whenReady(server: KithProcess, timeoutMs = 60_000): Promise<void> {
+  if (server.url === null) throw new Error('a worker has no readiness probe');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!server.alive()) throw new Error(`the ${server.role} process exited at start:\n${server.logs()}`);
+    try {
+      const res = await fetch(`${server.url}/api/health/ready`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${server.url} was not ready within ${timeoutMs} ms:\n${server.logs()}`);
+    await sleep(100);
+  }
+}
+
+/**
+ * The template with each `{{NAME}}` replaced, outside comments (which name the placeholders);
+ * fails on a placeholder left without a value or a value that the template does not use, so the
+ * test and the template cannot drift apart.
+ */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  const used = new Set<string>();
+  const fillLine = (line: string) =>
+    /^\s*#/.test(line)
+      ? line
+      : line.replace(/\{\{([A-Z_]+)\}\}/g, (_match, name: string) => {
+          const value = values[name];
+          if (value === undefined) throw new Error(`no value for {{${name}}}`);
+          used.add(name);
+          return value;
+        });
+  const filled = template.split('\n').map(fillLine).join('\n');
+  const unused = Object.keys(values).filter((name) => !used.has(name));
+  if (unused.length > 0) throw new Error(`the template has no {{${unused.join('}}, {{')}}}`);
+  return filled;
+}
+
+/** The `server` lines of the upstream block, as docs/scale-out.md recommends them. */
+export function upstreamLines(addresses: string[]): string {
+  return addresses.map((address) => `    server ${address} max_fails=2 fail_timeout=5s;`).join('\n');
+}
+
+/** The values docs/scale-out.md fills the template with: two web processes on one machine, TLS. */
+export const DOCUMENTED_NGINX_VALUES = {
+  UPSTREAMS: upstreamLines(['127.0.0.1:8081', '127.0.0.1:8082']),
+  LISTEN: '443 ssl',
+  TLS: [
+    '    ssl_certificate /etc/letsencrypt/live/kith.example.org/fullchain.pem;',
+    '    ssl_certificate_key /etc/letsencrypt/live/kith.example.org/privkey.pem;',
+  ].join('\n'),
+  SERVER_NAME: 'kith.example.org',
+  MAX_BODY: '2049m',
+  ACCESS_LOG: '/var/log/nginx/kith.access.log',
+};
+
+/** One line of the access log (format `kith_upstream` of the template). */
+export interface AccessLine {
+  request: string;
+  status: number;
+  /** The processes tried, in order: more than one when nginx passed the request on. */
+  upstreams: string[];
+  raw: string;
+}
+
+export interface Nginx {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Every request logged so far (nginx logs a request once it is over). */
+  accessLog(): Promise<AccessLine[]>;
+  /** nginx's error log: refused connections, upstreams marked down… */
+  errorLog(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Debian's nginx as a child of the test (never the system's service) with the template
+ * filled in for `upstreams`, everything it writes (pid, logs, temporary bodies) under `dir`.
+ */
+export async function startNginx(options: { upstreams: string[]; dir: string; maxBody: string }): Promise<Nginx> {
+  const { dir } = options;
+  await mkdir(dir, { recursive: true });
+  const port = await freePort();
+  const accessLogFile = path.join(dir, 'access.log');
+  const errorLogFile = path.join(dir, 'error.log');
+  const config = fillTemplate(await readFile(NGINX_TEMPLATE, 'utf8'), {
+    UPSTREAMS: upstreamLines(options.upstreams),
+    LISTEN: `127.0.0.1:${port}`,
+    // Plain HTTP on loopback: TLS is not what these scenarios are about.
+    TLS: '',
+    SERVER_NAME: '127.0.0.1',
+    MAX_BODY: options.maxBody,
+    ACCESS_LOG: accessLogFile,
+  });
+  await writeFile(path.join(dir, 'kith.conf'), config);
+  // What /etc/nginx/nginx.conf would hold around it, with every path inside `dir`.
+  const main = [
+    // As root, the workers would otherwise run as nobody, who cannot write into `dir`.
+    process.getuid?.() === 0 ? 'user root;' : '',
+    'worker_processes 1;',
+    `pid ${path.join(dir, 'nginx.pid')};`,
+    `error_log ${errorLogFile} info;`,
+    'events { worker_connections 1024; }',
+    'http {',
+    '  access_log off;',
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+      (name) => `  ${name}_temp_path ${path.join(dir, `${name}_temp`)};`,
+    ),
+    `  include ${path.join(dir, 'kith.conf')};`,
+    '}',
+    '',
+  ].join('\n');
+  const mainFile = path.join(dir, 'nginx.conf');
+  await writeFile(mainFile, main);
+  const nginx = track(
+    spawn(NGINX, ['-p', dir, '-e', errorLogFile, '-c', mainFile, '-g', 'daemon off;'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (!nginx.alive()) throw new Error(`nginx exited at start:\n${nginx.logs()}\n${await safeRead(errorLogFile)}`);
+    try {
+      // nginx answers once it listens; a 502 just means no web process is ready yet.
+      await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2_000) });
+      break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`nginx did not listen on ${url}:\n${nginx.logs()}`);
+    await sleep(100);
+  }
+  return {
+    url,
+    async accessLog() {
+      return (await safeRead(accessLogFile))
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(parseAccessLine);
+    },
+    errorLog: () => safeRead(errorLogFile),
+    async stop() {
+      // SIGQUIT: nginx's graceful stop; SIGKILL after 5 s.
+      await nginx.stop('SIGQUIT', 5_000);
+    },
+  };
+}
+
+function parseAccessLine(raw: string): AccessLine {
+  const match = /"([^"]*)" (\d{3}) \d+ upstream="([^"]*)"/.exec(raw);
+  if (match === null) throw new Error(`unexpected access log line: ${raw}`);
+  const upstreams = match[3] === '-' ? [] : match[3]!.split(/[,:]\s+/).filter((s) => s !== '');
+  return { request: match[1]!, status: Number(match[2]), upstreams, raw };
+}
+
+async function safeRead(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/** Answer of `call`: the status and the body (parsed JSON, else text). */
+export interface Answer<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** One API request to `base` (a process or nginx), JSON in and out; `key` goes in `X-AUTH-TOKEN`. */
+export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  base: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  options: { key?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.key !== undefined) headers['X-AUTH-TOKEN'] = options.key;
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** Uploads a file as the web client does (multipart, `file` part); answers the status and File. */
+export async function upload(
+  base: string,
+  key: string,
+  bytes: Buffer,
+  name: string,
+  type: string,
+): Promise<Answer<{ id: string; status: string }>> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
+  const res = await fetch(`${base}/api/files`, {
+    method: 'POST',
+    headers: { 'X-AUTH-TOKEN': key },
+    body: form,
+    signal: AbortSignal.timeout(120_000),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as { id: string; status: string } };
+}
+
+/**
+ * Opens the live event stream at `base` and reads its first frame (`retry: 5000`): from then on
+ * the process knows the stream and sends it every event.
+ */
+export async function openStream(base: string, key: string, lastEventId?: number): Promise<EventReader> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/api/events`, {
+    headers: { 'X-AUTH-TOKEN': key, ...(lastEventId === undefined ? {} : { 'Last-Event-ID': String(lastEventId) }) },
+    signal: controller.signal,
+  });
+  if (res.status !== 200) throw new Error(`GET ${base}/api/events: ${res.status} ${await res.text()}`);
+  const reader = new EventReader(res, controller);
+  const first = await reader.next(30_000);
+  if (first?.retry !== '5000') throw new Error(`the stream began with ${JSON.stringify(first)}`);
+  return reader;
+}
+
+/** Ids of the processes whose command line mentions `text` (Linux: read from /proc). */
+export async function processesMentioning(text: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+      if (cmdline.includes(text)) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** Polls `check` until it answers something other than undefined; fails after `timeoutMs` saying `what`. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await sleep(intervalMs);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
