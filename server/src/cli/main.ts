@@ -34,7 +34,7 @@ Commands:
       Copy this embedded instance (the SQLite database and, with --files-to s3, the files of DATA_DIR)
       into an empty PostgreSQL database and the S3 bucket of the S3_* settings, then verify the copy.
       The server must be stopped. Safe to run again after an interruption: it finishes the copy.
-      Progress goes to stderr (docs/moving-to-scale-out.md).
+      Progress goes to stderr (docs/scale-out.md, "Moving an instance").
 
 Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
 

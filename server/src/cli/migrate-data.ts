@@ -12,7 +12,7 @@ import { S3FileStore } from '../storage/s3-file-store.js';
 import { CliError } from './cli-error.js';
 import { copyFiles, type FileCopyReport } from './migrate-files.js';
 
-// `npm run kith -- migrate-data --to postgres://… [--files-to s3]` (docs/moving-to-scale-out.md):
+// `npm run kith -- migrate-data --to postgres://… [--files-to s3]` (docs/scale-out.md, "Moving an instance"):
 // copies a stopped embedded instance (SQLite in DATA_DIR, files in DATA_DIR/files) into the
 // scale-out stores, checks the copy, and may be run again after any interruption. Every batch of
 // rows is its own transaction of INSERT … ON CONFLICT DO NOTHING, so a run cut anywhere leaves whole

@@ -24,7 +24,8 @@ export interface BullJobQueueOptions extends DbJobQueueOptions {
   prefix: string;
   /**
    * How often the workers look for jobs whose process died (ms). Default: the lease, at most 30 s
-   * (JOB_LEASE_SECONDS shortens both). Every process of an instance must use the same: BullMQ skips a check while the last one, by any process, is younger.
+   * (JOB_LEASE_SECONDS shortens both). Every process of an instance must use the same: BullMQ
+   * skips a check while the last one, by any process, is younger.
    */
   stalledCheckMs?: number;
   /**
