@@ -18,6 +18,7 @@ import { runLoad, type LoadRequest } from './lib/runner/load.ts';
 import { list, openRawDb, rawScenarios, timeMedian, type RawAnswer, type RawDb } from './lib/runner/raw.ts';
 import { formatTable, round } from './lib/runner/report.ts';
 import { deleteBenchPosts, loadScenarios, type LoadScenario } from './lib/runner/scenarios.ts';
+import { startCluster } from './lib/runner/cluster.ts';
 import { rssMb, startServer, type RunningServer } from './lib/runner/server.ts';
 import type { Manifest, RunContext, ScenarioResult } from './lib/runner/types.ts';
 import * as web from './lib/runner/web.ts';
@@ -133,8 +134,11 @@ async function main(): Promise<number> {
   let cleanup: { deleted: number; failed: number; seconds: number } | null = null;
 
   try {
-    server = await startServer(repoRoot, manifest, options.cpuProfDir);
-    log(`server up at ${server.url} (pid ${server.pid})`);
+    server =
+      options.processes === null
+        ? await startServer(repoRoot, manifest, options.cpuProfDir)
+        : await startCluster(repoRoot, manifest, options.processes, options.cpuProfDir);
+    log(`server up at ${server.url} (pids ${server.pids.join(', ')})`);
     const scenarios = loadScenarios(manifest).filter((s) => wanted(s.name));
     const reads = scenarios.filter((s) => s.name !== 'post');
     const post = scenarios.find((s) => s.name === 'post');
@@ -209,7 +213,7 @@ async function main(): Promise<number> {
       );
     }
     await sleep(2000);
-    rssIdle = rssMb(server.pid);
+    rssIdle = rssMb(server.pids);
     log(`idle RSS ${rssIdle === null ? '-' : rssIdle.toFixed(0)} MB; feed answer ${feedBytes ?? '-'} bytes`);
 
     // 3. The node:http baseline, with a body of the feed answer's size.
@@ -239,7 +243,7 @@ async function main(): Promise<number> {
         connections: options.connections,
         durationS: options.durationS,
         warmupS: options.warmupS,
-        pid: server.pid,
+        pids: server.pids,
         // Smoke runs check the harness, not the figures: they do not wait long for slow connections.
         maxRampS: options.smoke ? 1 : 60,
       });
@@ -306,7 +310,7 @@ async function main(): Promise<number> {
       const db = raw;
       const events = await runEvents({
         url: server.url,
-        pid: server.pid,
+        pids: server.pids,
         users,
         perUser: 5,
         timeoutMs: options.smoke ? 5000 : 10_000,
@@ -402,6 +406,7 @@ async function main(): Promise<number> {
     durationS: options.durationS,
     warmupS: options.warmupS,
     smoke: options.smoke,
+    processes: options.processes,
     rss_idle_mb: round(rssIdle, 1),
     baseline_rps: round(baselineRps, 0),
     baseline_runs: baselineRuns.map((v) => round(v, 0)),

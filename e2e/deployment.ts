@@ -3,16 +3,16 @@
 // the configuration operators are given (deploy/nginx/kith.conf, filled in as docs/scale-out.md
 // shows). No browser.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EventReader } from '../server/test/sse.js';
 import { freePort } from './harness.js';
+import { NGINX_BINARY, upstreamLines, writeLocalNginx } from '../deploy/nginx.ts';
+
+export { fillTemplate, NGINX_TEMPLATE } from '../deploy/nginx.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'server', 'dist', 'main.js');
-/** The nginx configuration template of docs/scale-out.md. */
-export const NGINX_TEMPLATE = path.join(REPO_ROOT, 'deploy', 'nginx', 'kith.conf');
-const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 
 // Processes still running when the test process exits are killed, so a failed run leaves none
 // behind (afterAll stops them properly on the normal path).
@@ -133,33 +133,6 @@ export async function whenReady(server: KithProcess, timeoutMs = 60_000): Promis
   }
 }
 
-/**
- * The template with each `{{NAME}}` replaced, outside comments (which name the placeholders);
- * fails on a placeholder left without a value or a value that the template does not use, so the
- * test and the template cannot drift apart.
- */
-export function fillTemplate(template: string, values: Record<string, string>): string {
-  const used = new Set<string>();
-  const fillLine = (line: string) =>
-    /^\s*#/.test(line)
-      ? line
-      : line.replace(/\{\{([A-Z_]+)\}\}/g, (_match, name: string) => {
-          const value = values[name];
-          if (value === undefined) throw new Error(`no value for {{${name}}}`);
-          used.add(name);
-          return value;
-        });
-  const filled = template.split('\n').map(fillLine).join('\n');
-  const unused = Object.keys(values).filter((name) => !used.has(name));
-  if (unused.length > 0) throw new Error(`the template has no {{${unused.join('}}, {{')}}}`);
-  return filled;
-}
-
-/** The `server` lines of the upstream block, as docs/scale-out.md recommends them. */
-export function upstreamLines(addresses: string[]): string {
-  return addresses.map((address) => `    server ${address} max_fails=2 fail_timeout=5s;`).join('\n');
-}
-
 /** The values docs/scale-out.md fills the template with: two web processes on one machine, TLS. */
 export const DOCUMENTED_NGINX_VALUES = {
   UPSTREAMS: upstreamLines(['127.0.0.1:8081', '127.0.0.1:8082']),
@@ -197,45 +170,9 @@ export interface Nginx {
  * filled in for `upstreams`, everything it writes (pid, logs, temporary bodies) under `dir`.
  */
 export async function startNginx(options: { upstreams: string[]; dir: string; maxBody: string }): Promise<Nginx> {
-  const { dir } = options;
-  await mkdir(dir, { recursive: true });
   const port = await freePort();
-  const accessLogFile = path.join(dir, 'access.log');
-  const errorLogFile = path.join(dir, 'error.log');
-  const config = fillTemplate(await readFile(NGINX_TEMPLATE, 'utf8'), {
-    UPSTREAMS: upstreamLines(options.upstreams),
-    LISTEN: `127.0.0.1:${port}`,
-    // Plain HTTP on loopback: TLS is not what these scenarios are about.
-    TLS: '',
-    SERVER_NAME: '127.0.0.1',
-    MAX_BODY: options.maxBody,
-    ACCESS_LOG: accessLogFile,
-  });
-  await writeFile(path.join(dir, 'kith.conf'), config);
-  // What /etc/nginx/nginx.conf would hold around it, with every path inside `dir`.
-  const main = [
-    // As root, the workers would otherwise run as nobody, who cannot write into `dir`.
-    process.getuid?.() === 0 ? 'user root;' : '',
-    'worker_processes 1;',
-    `pid ${path.join(dir, 'nginx.pid')};`,
-    `error_log ${errorLogFile} info;`,
-    'events { worker_connections 1024; }',
-    'http {',
-    '  access_log off;',
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
-      (name) => `  ${name}_temp_path ${path.join(dir, `${name}_temp`)};`,
-    ),
-    `  include ${path.join(dir, 'kith.conf')};`,
-    '}',
-    '',
-  ].join('\n');
-  const mainFile = path.join(dir, 'nginx.conf');
-  await writeFile(mainFile, main);
-  const nginx = track(
-    spawn(NGINX, ['-p', dir, '-e', errorLogFile, '-c', mainFile, '-g', 'daemon off;'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
+  const { args, accessLogFile, errorLogFile } = await writeLocalNginx({ ...options, port });
+  const nginx = track(spawn(NGINX_BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { DbKind, RunOptions, Scale } from './types.ts';
 
 export const USAGE = `Usage: node bench/run.ts --scale small|full [--db sqlite|postgres] [--duration S] [--connections N] [--smoke]
-       [--only name,name] [--manifest path/to/manifest.json] [--cpu-prof DIR]
+       [--only name,name] [--manifest path/to/manifest.json] [--cpu-prof DIR] [--processes N]
 
   --scale        which generated data set: bench/data/<db>-<scale>/manifest.json (default small)
   --db           sqlite (default) or postgres
@@ -13,7 +13,10 @@ export const USAGE = `Usage: node bench/run.ts --scale small|full [--db sqlite|p
   --only         run only these scenarios (comma-separated names)
   --manifest     another manifest than the one of --scale and --db
   --cpu-prof     run the server with V8's --cpu-prof; its .cpuprofile lands in DIR when it stops
-                 (open it in Chrome DevTools, Performance tab)`;
+                 (open it in Chrome DevTools, Performance tab)
+  --processes    scale-out mode (needs --db postgres): N web processes and a worker on PostgreSQL and
+                 the local Redis, behind nginx configured as docs/scale-out.md says (default: one
+                 process, no balancer)`;
 
 export interface ParsedArgs extends RunOptions {
   manifestPath: string | null;
@@ -32,6 +35,7 @@ export function readArgs(argv: string[]): ParsedArgs {
       only: { type: 'string' },
       manifest: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      processes: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -55,6 +59,11 @@ export function readArgs(argv: string[]): ParsedArgs {
       throw new Error(`--duration must be a number of seconds, at most 3600\n\n${USAGE}`);
     }
   }
+  const processes = values.processes === undefined ? null : Number(values.processes);
+  if (processes !== null && (!Number.isInteger(processes) || processes < 1 || processes > 16)) {
+    throw new Error(`--processes must be a whole number from 1 to 16\n\n${USAGE}`);
+  }
+  if (processes !== null && db !== 'postgres') throw new Error(`--processes needs --db postgres\n\n${USAGE}`);
   const only =
     values.only === undefined
       ? null
@@ -74,5 +83,6 @@ export function readArgs(argv: string[]): ParsedArgs {
     only,
     manifestPath: values.manifest ?? null,
     cpuProfDir: values['cpu-prof'] ?? null,
+    processes,
   };
 }

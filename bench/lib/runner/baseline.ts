@@ -40,7 +40,7 @@ export async function measureBaseline(options: BaselineOptions): Promise<LoadRes
       connections: options.connections,
       durationS: options.durationS,
       warmupS: options.warmupS,
-      ...(child.pid !== undefined ? { pid: child.pid } : {}),
+      ...(child.pid !== undefined ? { pids: [child.pid] } : {}),
     });
   } finally {
     await stopChild(child);

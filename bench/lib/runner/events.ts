@@ -28,7 +28,8 @@ interface Stream {
 export interface EventsOptions {
   /** Base URL of the server. */
   url: string;
-  pid: number;
+  /** The server processes whose memory is sampled. */
+  pids: number[];
   /** The users who open streams, `perUser` each. */
   users: ManifestUser[];
   perUser: number;
@@ -94,7 +95,7 @@ function openStream(url: URL, user: ManifestUser, onReady: (stream: Stream, stat
 
 export async function runEvents(options: EventsOptions): Promise<EventsResult> {
   const url = new URL(options.url);
-  const sampler = new RssSampler(options.pid);
+  const sampler = new RssSampler(options.pids);
   const streams: Stream[] = [];
   const badStatuses: Record<string, number> = {};
   try {

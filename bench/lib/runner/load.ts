@@ -18,8 +18,8 @@ export interface LoadOptions {
   connections: number;
   durationS: number;
   warmupS: number;
-  /** The process whose RSS is sampled during warm-up and measurement (the server). */
-  pid?: number;
+  /** The processes whose RSS is sampled during warm-up and measurement (the server's). */
+  pids?: number[];
   /** How long the warm-up may be stretched while connections wait for their first answer (default 60 s). */
   maxRampS?: number;
 }
@@ -198,7 +198,7 @@ function toError(error: unknown): Error {
  * answer of the window (autocannon's own histogram rounds to whole milliseconds).
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const sampler = options.pid === undefined ? null : new RssSampler(options.pid);
+  const sampler = options.pids === undefined ? null : new RssSampler(options.pids);
   try {
     const warm: Tally = { count: 0, errors: 0, bad: {} };
     const measured: Tally = { count: 0, errors: 0, bad: {} };

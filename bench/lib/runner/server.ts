@@ -17,31 +17,36 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resident memory of a process in MB, from `/proc/<pid>/status` (VmRSS); null when unreadable. */
-export function rssMb(pid: number): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match?.[1] === undefined ? null : Number(match[1]) / 1024;
-  } catch {
-    return null;
+/** Resident memory of processes in MB, from `/proc/<pid>/status` (VmRSS); null when none is readable. */
+export function rssMb(pids: readonly number[]): number | null {
+  // The sum over the processes (several behind a balancer with --processes); null if none answers.
+  let total: number | null = null;
+  for (const pid of pids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+      if (match?.[1] !== undefined) total = (total ?? 0) + Number(match[1]) / 1024;
+    } catch {
+      // gone: counts nothing
+    }
   }
+  return total;
 }
 
-/** Samples a process's RSS every `everyMs` while running; `stop()` returns the peak in MB. */
+/** Samples the processes' summed RSS every `everyMs` while running; `stop()` returns the peak in MB. */
 export class RssSampler {
   private peak = 0;
   private readonly timer: NodeJS.Timeout;
-  private readonly pid: number;
+  private readonly pids: readonly number[];
 
-  constructor(pid: number, everyMs = 150) {
-    this.pid = pid;
+  constructor(pids: readonly number[], everyMs = 150) {
+    this.pids = pids;
     this.sample();
     this.timer = setInterval(() => this.sample(), everyMs);
   }
 
   private sample(): void {
-    const value = rssMb(this.pid);
+    const value = rssMb(this.pids);
     if (value !== null && value > this.peak) this.peak = value;
   }
 
@@ -70,14 +75,18 @@ function installExitHook(): void {
   }
 }
 
-/** Spawns a child that dies with the runner, keeping its last output lines for error messages. */
+/**
+ * Spawns a child (Node by default) that dies with the runner, keeping its last output lines for
+ * error messages.
+ */
 export function spawnTracked(
   args: string[],
   env: NodeJS.ProcessEnv,
   label: string,
+  command = process.execPath,
 ): { child: ChildProcess; tail: () => string } {
   installExitHook();
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const lines: string[] = [];
@@ -106,7 +115,8 @@ export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<vo
 export interface RunningServer {
   url: string;
   port: number;
-  pid: number;
+  /** The processes that serve (one, or the web processes and the worker of --processes). */
+  pids: number[];
   child: ChildProcess;
   /** The last lines the server printed (warnings, errors). */
   tail: () => string;
@@ -128,6 +138,33 @@ function serveFlags(repoRoot: string): string[] {
   return (match[1] ?? '').split(' ').filter((flag) => flag !== '');
 }
 
+/** The environment of a server process on the manifest's data, listening on loopback at `port`. */
+export function serverEnv(manifest: Manifest, publicUrl: string, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: manifest.dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: publicUrl,
+    LOG_LEVEL: 'warn',
+  };
+  // SQLite lives at <DATA_DIR>/kith.db unless the manifest names another file.
+  if (manifest.databaseUrl.startsWith('postgres') || manifest.databaseUrl.startsWith('sqlite:')) {
+    env.DATABASE_URL = manifest.databaseUrl;
+  } else {
+    delete env.DATABASE_URL;
+  }
+  return env;
+}
+
+/** `<flags of npm run serve> [--cpu-prof …] server/dist/main.js`. */
+export function serverArgs(repoRoot: string, cpuProfDir: string | null): string[] {
+  const main = path.join(repoRoot, 'server', 'dist', 'main.js');
+  // A profile is written when the process exits, which it does on the SIGTERM of `stop`.
+  const profile = cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`];
+  return [...serveFlags(repoRoot), ...profile, main];
+}
+
 /**
  * Starts `node server/dist/main.js` on the manifest's data, on loopback and a free port, and waits
  * until `GET /api/info` answers 200.
@@ -139,43 +176,43 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: manifest.dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: url,
-    LOG_LEVEL: 'warn',
-  };
-  // SQLite lives at <DATA_DIR>/kith.db unless the manifest names another file.
-  if (manifest.databaseUrl.startsWith('postgres')) env.DATABASE_URL = manifest.databaseUrl;
-  else if (manifest.databaseUrl.startsWith('sqlite:')) env.DATABASE_URL = manifest.databaseUrl;
-  else delete env.DATABASE_URL;
-
-  const main = path.join(repoRoot, 'server', 'dist', 'main.js');
-  const flags = serveFlags(repoRoot);
-  // A profile is written when the process exits, which it does on the SIGTERM of `stop`.
-  const profile = cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`];
-  const { child, tail } = spawnTracked([...flags, ...profile, main], env, 'server');
+  const env = serverEnv(manifest, url, port);
+  const { child, tail } = spawnTracked(serverArgs(repoRoot, cpuProfDir), env, 'server');
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const stop = () => stopChild(child);
 
+  await whenAnswering(url, child, tail, stop);
+  return { url, port, pids: [pid], child, tail, stop };
+}
+
+/**
+ * Waits until `GET <url>/api/info` answers 200 (two minutes at most); on failure stops what was
+ * started (`stop`) and throws with the child's last lines.
+ */
+export async function whenAnswering(
+  url: string,
+  child: ChildProcess,
+  tail: () => string,
+  stop: () => Promise<void>,
+): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}:\n${tail()}`);
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`a server process exited with code ${child.exitCode}:\n${tail()}`);
+    }
     try {
       const res = await fetch(`${url}/api/info`, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
-      if (res.status === 200) break;
+      if (res.status === 200) return;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the server did not answer GET /api/info within 120 s:\n${tail()}`);
+      throw new Error(`${url} did not answer GET /api/info within 120 s:\n${tail()}`);
     }
     await sleep(100);
   }
-  return { url, port, pid, child, tail, stop };
 }

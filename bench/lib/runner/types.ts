@@ -29,6 +29,8 @@ export interface RunOptions {
   only: string[] | null;
   /** Where the server writes a V8 CPU profile when it stops (`--cpu-prof`); null for none. */
   cpuProfDir: string | null;
+  /** Scale-out mode: this many web processes and a worker behind nginx (lib/runner/cluster.ts); null: one process. */
+  processes: number | null;
 }
 
 /** What the lead's `measureWeb` (bench/lib/runner/web.ts) receives. */
