@@ -77,8 +77,9 @@ export async function createContext(
  * Closes what `createContext` opened: the event bus (its last events leave first), the database
  * and the Redis connection. The job runner is stopped before, by whoever started it.
  */
-export async function closeContext(ctx: AppContext): Promise<void> {
+export async function closeContext(ctx: AppContext, options: { database?: boolean } = {}): Promise<void> {
   await ctx.events.close();
-  await ctx.db.close();
+  // A context built on another's database (`overrides.db`, in tests) leaves it open for its owner.
+  if (options.database !== false) await ctx.db.close();
   await ctx.redis?.quit().catch(() => undefined);
 }

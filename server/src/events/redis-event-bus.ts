@@ -104,6 +104,8 @@ export class RedisEventBus implements EventBus {
   /** Events not yet in the stream, oldest first, with the time they were published. */
   private waiting: { time: number; json: string }[] = [];
   private writing: Promise<void> | null = null;
+  /** Events were dropped for lack of room since the last successful write. */
+  private dropping = false;
   /** The newest id handed to the listeners; null until the starting point is known. */
   private last: number | null = null;
   private closed = false;
@@ -157,7 +159,11 @@ export class RedisEventBus implements EventBus {
     }
     if (this.waiting.length > this.maxWaiting) {
       this.waiting.splice(0, this.waiting.length - this.maxWaiting);
-      this.options.log?.warn({ kept: this.maxWaiting }, 'Redis away too long: the oldest live events were dropped');
+      // Once per outage, not once per event dropped.
+      if (!this.dropping) {
+        this.dropping = true;
+        this.options.log?.warn({ kept: this.maxWaiting }, 'Redis away too long: the oldest live events are dropped');
+      }
     }
     this.writing ??= this.write().finally(() => {
       this.writing = null;
@@ -239,6 +245,7 @@ export class RedisEventBus implements EventBus {
         );
         // Up to the batch's last event: events dropped meanwhile for lack of room left the front.
         this.waiting.splice(0, this.waiting.indexOf(batch[batch.length - 1]!) + 1);
+        this.dropping = false;
         wait = 100;
       } catch (error) {
         if (this.closed) return;

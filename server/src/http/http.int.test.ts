@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { createContext } from '../setup.js';
+import { closeContext, createContext } from '../setup.js';
+import type { AppContext } from '../context.js';
 import { ApiClient, type ApiResponse } from '../../test/client.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
@@ -667,6 +668,7 @@ describe('CORS with CORS_ORIGINS', () => {
 describe('logs without secrets, and 500 answers', () => {
   let t: TestApp;
   let app: FastifyInstance;
+  let ctx: AppContext;
   const lines: string[] = [];
 
   const BOOM_DETAIL = 'boom-internal-detail-4b7e';
@@ -684,7 +686,7 @@ describe('logs without secrets, and 500 answers', () => {
       },
     });
     // createTestApp gives no way to inject a logger: build a second app on the same database.
-    const ctx = await createContext(t.config, {
+    ctx = await createContext(t.config, {
       log: pino({ level: 'info' }, stream),
       clock: t.clock,
       mailer: t.mailer,
@@ -698,6 +700,7 @@ describe('logs without secrets, and 500 answers', () => {
   });
   afterAll(async () => {
     await app.close();
+    await closeContext(ctx, { database: false });
     await t.close();
   });
 

@@ -244,7 +244,7 @@ describe('SMTP down, then up again', () => {
     await t.ctx.jobs.drain();
     // A new process on the same database finds the queued mail.
     await t.ctx.jobs.stop();
-    const { createContext } = await import('../setup.js');
+    const { closeContext, createContext } = await import('../setup.js');
     const restarted = await createContext(t.config, { db: t.ctx.db, clock: t.clock, log: t.ctx.log as never });
     await smtp.start(port);
     t.clock.advance(11_000);
@@ -252,6 +252,7 @@ describe('SMTP down, then up again', () => {
     const fen = smtp.received.slice(before).filter((r) => r.envelopeTo.includes('fen@example.org'));
     expect(fen).toHaveLength(1);
     await restarted.jobs.stop();
+    await closeContext(restarted, { database: false });
   });
 });
 

@@ -8,7 +8,7 @@ import { uploadFile } from '../../../test/uploads.js';
 import { openDatabase } from '../../db/database.js';
 import type { Mail } from '../../mail/mailer.js';
 import { mailTexts } from '../../mail/texts.js';
-import { createContext } from '../../setup.js';
+import { closeContext, createContext } from '../../setup.js';
 import { runDigestSchedule } from './service.js';
 
 const MINUTE = 60_000;
@@ -283,7 +283,7 @@ describe('restart safety and several processes (§10.8)', () => {
       expect(toFay).toHaveLength(1);
     } finally {
       await second.jobs.stop();
-      await second.db.close();
+      await closeContext(second);
     }
   });
 });

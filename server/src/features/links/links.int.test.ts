@@ -863,7 +863,7 @@ describe('the link-preview job of a posted message (§6.1, §10.6)', () => {
     const url = site.html('/job/restart', page('<title>After the restart</title>'));
     expect((await post(url)).status).toBe(201);
     // The process "dies" before its queue ran: a new one on the same database finds the job.
-    const { createContext } = await import('../../setup.js');
+    const { closeContext, createContext } = await import('../../setup.js');
     const restarted = await createContext(t().config, { db: t().ctx.db, clock: t().clock, log: t().ctx.log as never });
     try {
       await restarted.jobs.drain(['link-preview']);
@@ -871,6 +871,7 @@ describe('the link-preview job of a posted message (§6.1, §10.6)', () => {
       expect(await jobsFor(url)).toEqual([{ status: 'done', attempts: 1, last_error: null }]);
     } finally {
       await restarted.jobs.stop();
+      await closeContext(restarted, { database: false });
     }
   });
 });
