@@ -46,7 +46,9 @@ describe('RedisEventBus', () => {
     try {
       const onA = listen(a);
       const onB = listen(b);
-      // Both readers follow the stream before anything is published.
+      // Both readers follow the stream before anything is published (each starts after the newest
+      // event it finds).
+      await Promise.all([a.following(), b.following()]);
       await publishAll(a, onA, [fileEvent(0)]);
       await expect.poll(() => onB.length).toBe(1);
       a.publish(fileEvent(1));

@@ -149,6 +149,11 @@ export class RedisEventBus implements EventBus {
     return this.last ?? 0;
   }
 
+  /** Resolves once the reader follows the stream: events appended from then on reach the listeners. */
+  following(): Promise<void> {
+    return this.started;
+  }
+
   publish(event: KithEvent): void {
     if (this.closed) return;
     try {
