@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -144,6 +145,11 @@ export async function createTestApp(
       await linkPreviewsSettled(ctx);
       await ctx.jobs.stop();
       await app.close();
+      await ctx.events.close();
+      // The app's Redis keys (events, jobs, throttles) go with it, as its database does.
+      if (ctx.redis !== null && process.env.KITH_TEST_SCALE_OUT === 'true') {
+        await forgetRedisKeys(ctx.redis, `${config.redisPrefix}:`).catch(() => undefined);
+      }
       await closeContext(ctx);
       if (pgName !== null) {
         const name = pgName;
@@ -163,4 +169,14 @@ export function useTestApp(env: Record<string, string> = {}): { t: TestApp; api:
   });
   afterAll(() => holder.t.close());
   return holder;
+}
+
+/** Deletes every key under `prefix`. */
+async function forgetRedisKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }
