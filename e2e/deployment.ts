@@ -6,25 +6,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EventReader } from '../server/test/sse.js';
-import { freePort } from './harness.js';
+import { freePort, running } from './harness.js';
 import { NGINX_BINARY, upstreamLines, writeLocalNginx } from '../deploy/nginx.ts';
 
 export { fillTemplate, NGINX_TEMPLATE } from '../deploy/nginx.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'server', 'dist', 'main.js');
-
-// Processes still running when the test process exits are killed, so a failed run leaves none
-// behind (afterAll stops them properly on the normal path).
-const RUNNING = Symbol.for('kith.e2e.deploymentProcesses');
-const registry = globalThis as typeof globalThis & { [RUNNING]?: Set<ChildProcess> };
-const running = (registry[RUNNING] ??= (() => {
-  const set = new Set<ChildProcess>();
-  process.once('exit', () => {
-    for (const child of set) child.kill('SIGKILL');
-  });
-  return set;
-})());
 
 /** How a child process ended. */
 export interface Exit {

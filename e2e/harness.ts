@@ -40,11 +40,12 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
-// Servers still running when the test process exits are killed, so a failed run leaves none behind.
-// One set per process: Vitest may evaluate this module again for every test file in the same worker.
+// Child processes (servers, the deployment suite's nginx…) still running when the test process
+// exits are killed, so a failed run leaves none behind: add them here, delete them on exit. One set
+// per process: Vitest may evaluate this module again for every test file in the same worker.
 const RUNNING = Symbol.for('kith.e2e.runningServers');
 const registry = globalThis as typeof globalThis & { [RUNNING]?: Set<ChildProcess> };
-const running = (registry[RUNNING] ??= (() => {
+export const running = (registry[RUNNING] ??= (() => {
   const set = new Set<ChildProcess>();
   process.once('exit', () => {
     for (const child of set) child.kill('SIGKILL');
