@@ -155,7 +155,8 @@ describe('admin CLI', () => {
     expect(short.status).toBe(401);
   });
 
-  it('npm run kith prints JSON only on stdout', () => {
+  // npm starts a second Node that loads the CLI: seconds on a busy machine.
+  it('npm run kith prints JSON only on stdout', { timeout: 90_000 }, () => {
     const result = spawnSync(
       'npm',
       ['run', 'kith', '--', 'create-user', '--email', 'spawned@example.org', '--password', 'password123'],
