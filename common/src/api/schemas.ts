@@ -207,7 +207,8 @@ export const MessageAbilities = Type.Object(
     delete: Type.Boolean({ description: 'DELETE /api/messages/{id}' }),
     publish: Type.Boolean({ description: 'show this reply on the group page (PUT with isInFront true)' }),
     pin: Type.Boolean({
-      description: 'pin or unpin it in its group (PUT with only pinnedInGroup): any member, for a message on the group page',
+      description:
+        'pin or unpin it in its group (PUT with only pinnedInGroup): any member, for a message on the group page',
     }),
   },
   {

@@ -40,8 +40,7 @@ export async function groupPage(ctx: AppContext, user: UserRow, groupId: string,
   const start = Number(rawPage) * size;
   const pinnedHere = pinned.slice(start, start + size);
   const room = size - pinnedHere.length;
-  const others =
-    room === 0 ? [] : await frontPageIds(db, groupId, room, Math.max(0, start - pinned.length), pinned);
+  const others = room === 0 ? [] : await frontPageIds(db, groupId, room, Math.max(0, start - pinned.length), pinned);
   return { messages: [...pinnedHere, ...others], totalItems };
 }
 

@@ -278,7 +278,8 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
   const pinned = body.boolean('pinnedInGroup');
   // A request that only pins or unpins is any member's; anything more (or nothing at all) is the
   // author's, as before pins existed.
-  const pinOnly = pinned !== undefined && input.data === undefined && input.files === undefined && isInFront === undefined;
+  const pinOnly =
+    pinned !== undefined && input.data === undefined && input.files === undefined && isInFront === undefined;
   const message = await transaction(ctx, async (tx, effects) => {
     const current = await loadReadableMessage(tx, user, id);
     if (pinOnly) {
