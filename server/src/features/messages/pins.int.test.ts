@@ -192,6 +192,24 @@ describe('PUT /api/messages/{id} with pinnedInGroup (issue 20)', () => {
     ]);
   });
 
+  it('gives the last place to one of several members pinning at once, each pin its own order', async () => {
+    const group = await buildGroup(h.t.ctx, { members: [ana, ben] });
+    const messages = [];
+    for (let i = 0; i < LIMITS.pinsPerGroup + 2; i += 1) messages.push(await post(ana, group, `Race ${i}`));
+    for (const message of messages.slice(0, LIMITS.pinsPerGroup - 1)) await pin(ana, message.id);
+    const racing = messages.slice(LIMITS.pinsPerGroup - 1);
+    const answers = await Promise.all(
+      racing.map((m, i) => put(i % 2 === 0 ? ana : ben, m.id, { pinnedInGroup: true })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+    for (const refused of answers.filter((a) => a.status === 409)) expectError(refused, 409, 'too_many_pins');
+    const pinned = (await page(ana, group)).messages.slice(0, LIMITS.pinsPerGroup);
+    const orders = await Promise.all(pinned.map(async (id) => (await read(ben, id)).sortOrder as number));
+    expect(orders).toEqual([1, 2, 3, 4, 5]);
+    const cards = await feed(ben, group);
+    expect(cards.messages.filter((m: Json) => m.pinnedInGroup)).toHaveLength(LIMITS.pinsPerGroup);
+  });
+
   it('is idempotent: pinning a pinned message keeps its place, unpinning an unpinned one changes nothing', async () => {
     const group = await buildGroup(h.t.ctx, { members: [ana, ben] });
     const first = await post(ana, group, 'First');
