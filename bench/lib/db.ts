@@ -53,6 +53,7 @@ const COLUMNS = {
     is_in_front: 'integer',
     is_deleted: 'integer',
     public_token: 'text',
+    pin_order: 'integer',
   },
   files: {
     id: 'text',

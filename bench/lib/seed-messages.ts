@@ -134,6 +134,7 @@ export async function writeMessages(
         is_in_front: isPost ? 1 : 0,
         is_deleted: 0,
         public_token: i === plan.publicPost ? plan.publicToken : null,
+        pin_order: null,
       });
       const file = fileOf.get(i);
       if (file !== undefined) attachments.push({ message_id: id, file_id: file, position: 0 });

@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'request_timeout',
   'headers_too_large',
   'service_unavailable',
+  'not_pinnable',
+  'too_many_pins',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

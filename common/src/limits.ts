@@ -21,6 +21,8 @@ export const LIMITS = {
   filesPerMessage: 200,
   /** JSON request bodies. */
   jsonBodyBytes: 1024 * 1024,
+  /** Messages pinned at the top of one group at a time (docs/api §6.3 `pinnedInGroup`). */
+  pinsPerGroup: 5,
   /** Group feed page (docs/api §5.4). */
   groupPageSize: 30,
   /** Notifications: default, maximum, and what the web client shows (it asks one more). */

@@ -69,12 +69,16 @@ export const MESSAGE_KEYS = [
   'lastActivityDate',
   'lineage',
   'parent',
+  'pinnedInGroup',
   'preview',
   'type',
 ].sort();
 
 /** The Message's `can` for a caller who may do nothing with it (not the author, a visitor, a placeholder). */
-export const CANNOT = { edit: false, delete: false, publish: false };
+export const CANNOT = { edit: false, delete: false, publish: false, pin: false };
+
+/** The `can` of another member on a message of the group page: any member may pin it (issue 20). */
+export const MAY_PIN = { ...CANNOT, pin: true };
 
 /** The Message preview, a card (§2.5). */
 export const PREVIEW_KEYS = [
@@ -88,6 +92,7 @@ export const PREVIEW_KEYS = [
   'isDeleted',
   'isInFront',
   'lastActivityDate',
+  'pinnedInGroup',
   'preview',
   'type',
 ].sort();

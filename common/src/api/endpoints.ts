@@ -330,12 +330,12 @@ export const endpoints = table({
     errors: [404],
   },
   'PUT /api/messages/{id}': {
-    summary: 'Edit a message (data, files) or publish a reply (isInFront)',
+    summary: 'Edit a message (data, files), publish a reply (isInFront) or pin it in its group (pinnedInGroup)',
     tag: 'messages',
     auth: 'key',
     body: MessageBody,
     response: { 200: Message },
-    errors: [403, 404],
+    errors: [403, 404, 409],
   },
   'DELETE /api/messages/{id}': {
     summary: 'Delete a message (a post with its thread; a reply with replies becomes a placeholder)',

@@ -19,6 +19,8 @@ export const liveEvents = {
   notification: Notification,
   /** A new post, or a reply published to its group page: its card. */
   message: MessagePreview,
+  /** A message was pinned or unpinned in its group: its card, with its pin state. */
+  pin: MessagePreview,
   /** A new reply. */
   comment: CommentEvent,
   /** An upload of the caller changed status or progress. */

@@ -190,6 +190,14 @@ const MessageCommon = {
   preview: Nullable(FileObject),
   isInFront: Type.Boolean(),
   isDeleted: Type.Boolean(),
+  pinnedInGroup: Type.Boolean({
+    description: 'Kith addition: pinned at the top of its group page and feed (PUT with pinnedInGroup)',
+  }),
+  sortOrder: Type.Optional(
+    Type.Integer({
+      description: 'only on a pinned message (as Zusam 0.6.1): its place among the pinned ones, smaller first',
+    }),
+  ),
 };
 
 /** What the caller may do with a message (Kith addition to §2.4). */
@@ -198,6 +206,10 @@ export const MessageAbilities = Type.Object(
     edit: Type.Boolean({ description: 'change data and files (PUT /api/messages/{id})' }),
     delete: Type.Boolean({ description: 'DELETE /api/messages/{id}' }),
     publish: Type.Boolean({ description: 'show this reply on the group page (PUT with isInFront true)' }),
+    pin: Type.Boolean({
+      description:
+        'pin or unpin it in its group (PUT with only pinnedInGroup): any member, for a message on the group page',
+    }),
   },
   {
     description:
@@ -298,5 +310,11 @@ export const MessageBody = Type.Object({
   data: Type.Optional(MessageData),
   files: Type.Optional(Type.Array(IdOrRef)),
   isInFront: Type.Optional(Type.Boolean({ description: 'true publishes a reply in the group (PUT only)' })),
+  pinnedInGroup: Type.Optional(
+    Type.Boolean({
+      description:
+        'PUT only: true pins a message of the group page at the top (after those pinned before), false unpins it; any member may send it alone',
+    }),
+  ),
 });
 export const BookmarkBody = Type.Object({ message_id: IdOrRef });

@@ -93,6 +93,8 @@ export interface MessagesTable {
   is_in_front: number;
   is_deleted: number;
   public_token: string | null;
+  /** Place among the group's pinned messages, smaller first; null when not pinned (migration 0015). */
+  pin_order: number | null;
 }
 
 export interface BookmarksTable {

@@ -9,6 +9,8 @@ export type KithEvent =
   | { type: 'notification'; userId: string; notificationId: string }
   /** A post was created in `groupId`, or a reply was published to its group page. */
   | { type: 'message'; groupId: string; messageId: string }
+  /** A message of `groupId` was pinned or unpinned. */
+  | { type: 'pin'; groupId: string; messageId: string }
   /** A reply was created in `groupId`. */
   | { type: 'comment'; groupId: string; messageId: string }
   /** A file uploaded by `userId` changed status or progress. */

@@ -37,7 +37,8 @@ export function message(overrides: Partial<Message> = {}): Message {
     isInFront: false,
     isPublic: false,
     isDeleted: false,
-    can: { edit: false, delete: false, publish: false },
+    pinnedInGroup: false,
+    can: { edit: false, delete: false, publish: false, pin: false },
     ...overrides,
   };
 }

@@ -5,8 +5,8 @@ import type { KithEvent } from '../../events/event-bus.js';
 
 /**
  * Who may receive a live event (docs/api §11.4), the one rule for live delivery and for replays:
- * the owner of a notification or of an uploaded file; the current members of the group of a post
- * or reply, read when the event is sent (joining brings a group's events, leaving stops them at
+ * the owner of a notification or of an uploaded file; the current members of the group of a post,
+ * reply or pin, read when the event is sent (joining brings a group's events, leaving stops them at
  * once). A `disconnect` is never sent to anyone: it ends streams.
  */
 export type Audience = { userId: string } | { groupId: string } | null;
@@ -18,6 +18,7 @@ export function audienceOf(event: KithEvent): Audience {
     case 'file':
       return { userId: event.userId };
     case 'message':
+    case 'pin':
     case 'comment':
       return { groupId: event.groupId };
     case 'disconnect':

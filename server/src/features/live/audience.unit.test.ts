@@ -7,8 +7,9 @@ describe('who may receive a live event', () => {
     expect(audienceOf({ type: 'file', userId: 'u2', fileId: 'f' })).toEqual({ userId: 'u2' });
   });
 
-  it("gives posts and replies to their group's members", () => {
+  it("gives posts, replies and pins to their group's members", () => {
     expect(audienceOf({ type: 'message', groupId: 'g1', messageId: 'm' })).toEqual({ groupId: 'g1' });
+    expect(audienceOf({ type: 'pin', groupId: 'g3', messageId: 'm' })).toEqual({ groupId: 'g3' });
     expect(audienceOf({ type: 'comment', groupId: 'g2', messageId: 'm' })).toEqual({ groupId: 'g2' });
   });
 

@@ -48,6 +48,10 @@ async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: Kit
       const card = await previewOrNull(signer, db, event.messageId);
       return card === null ? null : { event: 'message', data: card };
     }
+    case 'pin': {
+      const card = await previewOrNull(signer, db, event.messageId);
+      return card === null ? null : { event: 'pin', data: card };
+    }
     case 'comment': {
       const [preview, row] = await Promise.all([
         previewOrNull(signer, db, event.messageId),

@@ -2,7 +2,7 @@ import { Message } from '@kith/common';
 import { Value } from 'typebox/value';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../../test/client.js';
-import { CANNOT } from '../../../test/expect.js';
+import { CANNOT, MAY_PIN } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../../db/rows.js';
@@ -34,15 +34,15 @@ describe('Message.can: what the caller may do (Kith addition to §2.4)', () => {
     group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben] });
   });
 
-  it('the author of a post may edit and delete it; it is already on the group page, so nothing to publish', async () => {
+  it('the author of a post may edit, delete and pin it; it is already on the group page, so nothing to publish', async () => {
     const message = await post(ana, { text: 'Beach day' });
-    expect(message.can).toEqual({ edit: true, delete: true, publish: false });
-    expect((await read(ana, message.id)).can).toEqual({ edit: true, delete: true, publish: false });
+    expect(message.can).toEqual({ edit: true, delete: true, publish: false, pin: true });
+    expect((await read(ana, message.id)).can).toEqual({ edit: true, delete: true, publish: false, pin: true });
   });
 
-  it('another member may do nothing with it, and the server agrees', async () => {
+  it('another member may only pin it, and the server agrees', async () => {
     const message = await post(ana, { text: 'Mine' });
-    expect((await read(ben, message.id)).can).toEqual(CANNOT);
+    expect((await read(ben, message.id)).can).toEqual(MAY_PIN);
     const edit = await h.api.put(`/messages/${message.id}`, { key: ben.key, body: { data: { text: 'Yours' } } });
     expect(edit.status).toBe(403);
     const remove = await h.api.delete(`/messages/${message.id}`, { key: ben.key });
@@ -52,10 +52,10 @@ describe('Message.can: what the caller may do (Kith addition to §2.4)', () => {
   it('the author of a reply may publish it until it is published', async () => {
     const parent = await post(ana, { text: 'Parent' });
     const child = await post(ben, { text: 'Worth a post' }, parent.id);
-    expect(child.can).toEqual({ edit: true, delete: true, publish: true });
+    expect(child.can).toEqual({ edit: true, delete: true, publish: true, pin: false });
     expect((await read(ana, child.id)).can).toEqual(CANNOT);
     const published = ok(await h.api.put(`/messages/${child.id}`, { key: ben.key, body: { isInFront: true } }));
-    expect(published.can).toEqual({ edit: true, delete: true, publish: false });
+    expect(published.can).toEqual({ edit: true, delete: true, publish: false, pin: true });
   });
 
   it('a placeholder offers nothing to anyone, its former author included', async () => {
@@ -74,8 +74,9 @@ describe('Message.can: what the caller may do (Kith addition to §2.4)', () => {
       edit: true,
       delete: true,
       publish: false,
+      pin: true,
     });
-    expect(ok(await h.api.get(`/groups/${solo.id}/random`, { key: ben.key })).can).toEqual(CANNOT);
+    expect(ok(await h.api.get(`/groups/${solo.id}/random`, { key: ben.key })).can).toEqual(MAY_PIN);
   });
 
   it('the public view allows nothing, even to the author holding a key', async () => {
@@ -90,7 +91,7 @@ describe('Message.can: what the caller may do (Kith addition to §2.4)', () => {
     const schema = doc.paths['/api/messages/{id}'].get.responses['200'].content['application/json'].schema;
     expect(schema.required).toContain('can');
     expect(schema.properties.can.description).toMatch(/^Kith addition/);
-    expect(Object.keys(schema.properties.can.properties).sort()).toEqual(['delete', 'edit', 'publish']);
+    expect(Object.keys(schema.properties.can.properties).sort()).toEqual(['delete', 'edit', 'pin', 'publish']);
     const message = await post(ana, { text: 'Checked' });
     expect([...Value.Errors(Message, await read(ben, message.id))]).toEqual([]);
   });

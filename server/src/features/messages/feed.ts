@@ -13,6 +13,7 @@ import {
   frontPageIds,
   lineageOf,
   memberFrontCount,
+  pinnedIds,
   previewsOf,
   unreadTargets,
 } from './queries.js';
@@ -25,14 +26,22 @@ async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<nu
   return found.frontCount;
 }
 
-/** GET /api/groups/{id}/page/{page} (docs/api §5.4): ids of front messages, 30 a page. */
+/**
+ * GET /api/groups/{id}/page/{page} (docs/api §5.4): ids of front messages, 30 a page. The pinned
+ * ones come first in pin order, then the others by activity, so the page list is one sequence
+ * (pinned, then the rest) cut into pages: nothing twice, `totalItems` unchanged.
+ */
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
   if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
   const db = ctx.db.kysely;
-  const totalItems = await requireMember(db, groupId, user);
-  const page = Number(rawPage);
-  const ids = await frontPageIds(db, groupId, LIMITS.groupPageSize, page * LIMITS.groupPageSize);
-  return { messages: ids, totalItems };
+  // Both reads at once; the pins are shown only once membership is confirmed.
+  const [totalItems, pinned] = await Promise.all([requireMember(db, groupId, user), pinnedIds(db, groupId)]);
+  const size = LIMITS.groupPageSize;
+  const start = Number(rawPage) * size;
+  const pinnedHere = pinned.slice(start, start + size);
+  const room = size - pinnedHere.length;
+  const others = room === 0 ? [] : await frontPageIds(db, groupId, room, Math.max(0, start - pinned.length), pinned);
+  return { messages: [...pinnedHere, ...others], totalItems };
 }
 
 /** The position of the last card of a page, opaque to clients: `<activity ms>.<id>` in base64url. */
@@ -68,6 +77,8 @@ async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<
 /**
  * GET /api/groups/{id}/feed (docs/api §11.1): a screen of cards in one request. The cursor is the
  * position of the last card, so paging neither repeats nor skips cards while the order changes.
+ * The first screen starts with every pinned message (at most LIMITS.pinsPerGroup) in pin order,
+ * above `limit` others; the cursor counts only the others, and later screens leave the pinned out.
  */
 export async function groupFeed(
   ctx: AppContext,
@@ -91,11 +102,11 @@ export async function groupFeed(
   if (Array.isArray(query.cursor)) throw invalidField('cursor', 'The cursor cannot be read');
   const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
   const db = ctx.db.kysely;
-  const totalItems = await requireMember(db, groupId, user);
+  const [totalItems, pinned] = await Promise.all([requireMember(db, groupId, user), pinnedIds(db, groupId)]);
 
-  const rows = await frontMessagesAfter(db, groupId, after, limit + 1);
+  const rows = await frontMessagesAfter(db, groupId, after, limit + 1, pinned);
   const shown = rows.slice(0, limit);
-  const ids = shown.map((r) => r.id);
+  const ids = [...(after === null ? pinned : []), ...shown.map((r) => r.id)];
   const [views, counts, unread, previews] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
-import { CANNOT, expectError, UUID_V4, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
+import { CANNOT, expectError, UUID_V4, MAY_PIN, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../../db/rows.js';
@@ -179,11 +179,12 @@ describe('POST /api/messages (§6.1)', () => {
       isInFront: true,
       isPublic: false,
       isDeleted: false,
-      can: { edit: true, delete: true, publish: false },
+      pinnedInGroup: false,
+      can: { edit: true, delete: true, publish: false, pin: true },
     });
     expect(res.body.id).not.toBe(sentId);
-    // What was answered is what was stored; another member may do nothing with it.
-    expect(await read(ben, res.body.id)).toEqual({ ...res.body, can: CANNOT });
+    // What was answered is what was stored; another member may only pin it.
+    expect(await read(ben, res.body.id)).toEqual({ ...res.body, can: MAY_PIN });
   });
 
   it('keeps data.no_embed and leaves out the data keys that were never set', async () => {
@@ -606,7 +607,7 @@ describe('PUT /api/messages/{id} (§6.3)', () => {
     expect(res.status, res.text).toBe(200);
     expect(keysOf(res.body)).toEqual(MESSAGE_KEYS);
     expect(res.body).toEqual({ ...original, data: { text: 'New text' } });
-    expect(await read(ben, original.id)).toEqual({ ...res.body, can: CANNOT });
+    expect(await read(ben, original.id)).toEqual({ ...res.body, can: MAY_PIN });
   });
 
   it('leaves data alone when the body has no data', async () => {
@@ -678,7 +679,7 @@ describe('PUT /api/messages/{id} (§6.3)', () => {
       ...child,
       isInFront: true,
       lastActivityDate: seconds(now),
-      can: { ...child.can, publish: false },
+      can: { ...child.can, publish: false, pin: true },
     });
     expect((await groupOf(ben, group)).lastActivityDate).toBe(seconds(now));
     const after = await page(ben, group);
@@ -886,6 +887,7 @@ describe('DELETE /api/messages/{id} (§6.4, §10.3)', () => {
       isInFront: false,
       isPublic: false,
       isDeleted: true,
+      pinnedInGroup: false,
       children: [messageRef(below.id)],
       can: CANNOT,
     });
@@ -1072,6 +1074,7 @@ describe('GET /api/messages/{id}/preview (§6.5)', () => {
       children: 2,
       isInFront: true,
       isDeleted: false,
+      pinnedInGroup: false,
     });
     const ofReply = await h.api.get(`/messages/${first.id}/preview`, { key: ana.key });
     expect(ofReply.body.children).toBe(1);
@@ -1306,6 +1309,7 @@ describe('GET /api/groups/{id}/feed (§11.1)', () => {
       children: 0,
       isInFront: true,
       isDeleted: false,
+      pinnedInGroup: false,
       truncated: true,
       unread: false,
     });

@@ -38,6 +38,15 @@ export function canPublishMessage(user: Caller, message: Authored & Pick<Message
   return isAuthor(user, message) && message.is_in_front === 0;
 }
 
+/**
+ * Any member pins or unpins a message shown on the group page (§6.3 `pinnedInGroup`), not only its
+ * author: pins arrange the group's page for everyone. A reply not published there has no place on
+ * that page to pin; placeholders are never on it. Membership is the reading rule, checked before.
+ */
+export function canPinMessage(message: Pick<MessageRow, 'is_in_front' | 'is_deleted'>): boolean {
+  return message.is_in_front === 1 && message.is_deleted === 0;
+}
+
 /** A reply goes under a message of the same group that is not a placeholder (§6.1 `parent`). */
 export function canReplyTo(parent: Pick<MessageRow, 'group_id' | 'is_deleted'>, groupId: string): boolean {
   return parent.group_id === groupId && parent.is_deleted === 0;
@@ -53,10 +62,11 @@ export function messageAbilities(
   user: Caller | null,
   message: Authored & Pick<MessageRow, 'is_in_front'>,
 ): MessageAbilities {
-  if (user === null) return { edit: false, delete: false, publish: false };
+  if (user === null) return { edit: false, delete: false, publish: false, pin: false };
   return {
     edit: canEditMessage(user, message),
     delete: canDeleteMessage(user, message),
     publish: canPublishMessage(user, message),
+    pin: canPinMessage(message),
   };
 }

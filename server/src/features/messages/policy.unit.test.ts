@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   canDeleteMessage,
   canEditMessage,
+  canPinMessage,
   canPublishMessage,
   canReadMessage,
   canReplyTo,
@@ -63,10 +64,31 @@ describe('message policy (docs/api §1.8, §6)', () => {
     expect(canShareMessage(message({ is_deleted: 1 }))).toBe(false);
   });
 
+  it('lets any member pin a message of the group page, not a reply off it nor a placeholder', () => {
+    expect(canPinMessage(message())).toBe(true);
+    // A published reply is on the group page too.
+    expect(canPinMessage(message({ is_in_front: 1 }))).toBe(true);
+    expect(canPinMessage(message({ is_in_front: 0 }))).toBe(false);
+    expect(canPinMessage(message({ is_deleted: 1, is_in_front: 0, author_id: null }))).toBe(false);
+    expect(canPinMessage(message({ is_deleted: 1, is_in_front: 1 }))).toBe(false);
+  });
+
   it('gives the answer’s can for the caller, and nothing to a public-link visitor', () => {
-    expect(messageAbilities(ana, message({ is_in_front: 0 }))).toEqual({ edit: true, delete: true, publish: true });
-    expect(messageAbilities(ana, message())).toEqual({ edit: true, delete: true, publish: false });
-    expect(messageAbilities(ben, message({ is_in_front: 0 }))).toEqual({ edit: false, delete: false, publish: false });
-    expect(messageAbilities(null, message({ is_in_front: 0 }))).toEqual({ edit: false, delete: false, publish: false });
+    expect(messageAbilities(ana, message({ is_in_front: 0 }))).toEqual({
+      edit: true,
+      delete: true,
+      publish: true,
+      pin: false,
+    });
+    expect(messageAbilities(ana, message())).toEqual({ edit: true, delete: true, publish: false, pin: true });
+    // Another member may pin the post, and nothing else.
+    expect(messageAbilities(ben, message())).toEqual({ edit: false, delete: false, publish: false, pin: true });
+    expect(messageAbilities(ben, message({ is_in_front: 0 }))).toEqual({
+      edit: false,
+      delete: false,
+      publish: false,
+      pin: false,
+    });
+    expect(messageAbilities(null, message())).toEqual({ edit: false, delete: false, publish: false, pin: false });
   });
 });

@@ -39,6 +39,9 @@ function presentCommon(m: MessageView, preview: FileObject | null) {
     preview: m.is_deleted === 1 ? null : preview,
     isInFront: m.is_in_front === 1,
     isDeleted: m.is_deleted === 1,
+    pinnedInGroup: m.pin_order !== null,
+    // Only on a pinned message, as Zusam 0.6.1 shows it (its client reads "pinned" from its presence).
+    ...(m.pin_order === null ? {} : { sortOrder: m.pin_order }),
   };
 }
 
@@ -87,10 +90,17 @@ export function presentFeedItem(
   return { ...card, truncated, unread };
 }
 
-/** The public view (docs/api §6.7): no author, group, parent, lineage or children; nothing it may do. */
+/** The public view (docs/api §6.7): no author, group, parent, lineage, children or pin; nothing it may do. */
 export function presentPublicMessage(m: MessageView, files: FileObject[], linkPreview: FileObject | null): Message {
+  // A pin belongs to the group's page, which the visitor does not see.
+  const { sortOrder: _sortOrder, ...message } = presentMessage(m, [], files, {
+    publicLinks: true,
+    linkPreview,
+    viewer: null,
+  });
   return {
-    ...presentMessage(m, [], files, { publicLinks: true, linkPreview, viewer: null }),
+    ...message,
+    pinnedInGroup: false,
     author: null,
     group: null,
     parent: null,

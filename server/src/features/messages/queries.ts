@@ -158,23 +158,72 @@ export async function memberFrontCount(
   return { membership: { group_id: row.group_id, user_id: row.user_id }, frontCount: Number(row.front_count) };
 }
 
-/** Ids of one page of the group page's front messages (docs/api §5.4). */
-export async function frontPageIds(db: Q, groupId: string, limit: number, offset: number): Promise<string[]> {
-  const rows = await frontMessagesQuery(db, groupId).select('id').limit(limit).offset(offset).execute();
+/**
+ * Ids of one page of the group page's front messages (docs/api §5.4), leaving out `exclude` (the
+ * pinned ones, listed first by the caller). Excluding by id keeps the walk on the covering index.
+ */
+export async function frontPageIds(
+  db: Q,
+  groupId: string,
+  limit: number,
+  offset: number,
+  exclude: string[] = [],
+): Promise<string[]> {
+  const rows = await frontMessagesQuery(db, groupId)
+    .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
+    .select('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Ids of a group's pinned messages in pin order (at most LIMITS.pinsPerGroup; index messages_group_pins). */
+export async function pinnedIds(db: Q, groupId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('group_id', '=', groupId)
+    .where('pin_order', 'is not', null)
+    .orderBy('pin_order')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /**
+ * How many messages of a group are pinned and the largest pin order, for the next pin. On
+ * PostgreSQL the group row is locked first, so two members pinning at once cannot both take the
+ * last place or the same order; SQLite runs one writing transaction at a time anyway.
+ */
+export async function lockPins(
+  db: Q,
+  groupId: string,
+  postgres: boolean,
+): Promise<{ count: number; maxOrder: number | null }> {
+  if (postgres) await db.selectFrom('groups').select('id').where('id', '=', groupId).forUpdate().execute();
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number | null>('pin_order').as('max_order')])
+    .where('group_id', '=', groupId)
+    .where('pin_order', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), maxOrder: row.max_order === null ? null : Number(row.max_order) };
+}
+
+/**
  * Up to `limit` front messages after the position `after` (all from the top when null), with the
- * activity date a feed cursor is made of.
+ * activity date a feed cursor is made of, leaving out `exclude` (the pinned ones).
  */
 export function frontMessagesAfter(
   db: Q,
   groupId: string,
   after: { at: number; id: string } | null,
   limit: number,
+  exclude: string[] = [],
 ): Promise<{ id: string; last_activity_date: number }[]> {
-  let page = frontMessagesQuery(db, groupId).select(['id', 'last_activity_date']);
+  let page = frontMessagesQuery(db, groupId)
+    .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
+    .select(['id', 'last_activity_date']);
   if (after !== null) {
     page = page.where((eb) =>
       eb.or([
@@ -301,6 +350,7 @@ export async function makePlaceholder(db: Q, id: string): Promise<void> {
       author_id: null,
       is_in_front: 0,
       public_token: null,
+      pin_order: null,
     })
     .where('id', '=', id)
     .execute();

@@ -2,6 +2,7 @@ import type { Message, MessagePreview } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
+import { LIMITS } from '@kith/common';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
@@ -10,7 +11,14 @@ import { findMembership } from '../memberships/queries.js';
 import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
-import { canDeleteMessage, canEditMessage, canPublishMessage, canReadMessage, canReplyTo } from './policy.js';
+import {
+  canDeleteMessage,
+  canEditMessage,
+  canPinMessage,
+  canPublishMessage,
+  canReadMessage,
+  canReplyTo,
+} from './policy.js';
 import { presentMessage, presentPreview } from './presenter.js';
 import {
   childCounts,
@@ -25,6 +33,7 @@ import {
   insertMessage,
   lineageOf,
   linkPreviewsOf,
+  lockPins,
   makePlaceholder,
   presentedFilesOf,
   previewsOf,
@@ -167,6 +176,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       is_in_front: parent === undefined ? 1 : 0,
       is_deleted: 0,
       public_token: null,
+      pin_order: null,
     };
     await insertMessage(tx, message);
     await setMessageFiles(tx, id, files);
@@ -228,15 +238,54 @@ export async function getPreview(ctx: AppContext, user: UserRow, id: string | nu
   return previewAnswer(ctx, ctx.db.kysely, message.id);
 }
 
+const notPinnable = () =>
+  new ApiError(400, 'not_pinnable', 'Only a message shown on the group page can be pinned', 'pinnedInGroup');
+const tooManyPins = () =>
+  new ApiError(
+    409,
+    'too_many_pins',
+    `A group can have at most ${LIMITS.pinsPerGroup} pinned messages. Unpin one first.`,
+    'pinnedInGroup',
+  );
+
+/**
+ * Pins (`true`) or unpins (`false`) a message in its group (issue 20, as Zusam 0.6.1's
+ * `pinnedInGroup`): a new pin goes after the group's others (largest order plus one), within
+ * LIMITS.pinsPerGroup. Asking for the state it already has changes nothing. Other members hear of a
+ * change through a `pin` event after the commit.
+ */
+async function setPinned(ctx: AppContext, tx: Tx, effects: Effects, message: MessageRow, pinned: boolean) {
+  if ((message.pin_order !== null) === pinned) return;
+  if (pinned) {
+    if (!canPinMessage(message)) throw notPinnable();
+    const pins = await lockPins(tx, message.group_id, ctx.db.dialect === 'postgres');
+    if (pins.count >= LIMITS.pinsPerGroup) throw tooManyPins();
+    await updateMessageRow(tx, message.id, { pin_order: (pins.maxOrder ?? 0) + 1 });
+  } else {
+    await updateMessageRow(tx, message.id, { pin_order: null });
+  }
+  effects.publish({ type: 'pin', groupId: message.group_id, messageId: message.id });
+}
+
 /**
  * PUT /api/messages/{id} (docs/api §6.3): edit (`data`, `files`) and publish (`isInFront`) by the
- * author. Absent keys are unchanged; an edit moves nothing up and notifies no one.
+ * author; pin or unpin (`pinnedInGroup`) by any member. Absent keys are unchanged; an edit moves
+ * nothing up and notifies no one.
  */
 export async function updateMessage(ctx: AppContext, user: UserRow, id: string | null, body: Body): Promise<Message> {
   const input: MessageInput = readMessageInput(body);
   const isInFront = body.boolean('isInFront');
+  const pinned = body.boolean('pinnedInGroup');
+  // A request that only pins or unpins is any member's; anything more (or nothing at all) is the
+  // author's, as before pins existed.
+  const pinOnly =
+    pinned !== undefined && input.data === undefined && input.files === undefined && isInFront === undefined;
   const message = await transaction(ctx, async (tx, effects) => {
     const current = await loadReadableMessage(tx, user, id);
+    if (pinOnly) {
+      await setPinned(ctx, tx, effects, current, pinned);
+      return current;
+    }
     if (!canEditMessage(user, current)) throw notAuthor();
     if (isInFront === false && current.parent_id === null) {
       throw invalidField('isInFront', 'A top-level post is always shown on the group page');
@@ -258,17 +307,25 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
       changes.text = input.data.text;
       changes.no_embed = input.data.noEmbed === null ? null : input.data.noEmbed ? 1 : 0;
     }
+    let front = current.is_in_front;
     if (isInFront === true && canPublishMessage(user, current)) {
       // Publishing a reply: it shows on the group page, moved up with its group (docs/api §10.2).
       changes.is_in_front = 1;
       changes.last_activity_date = now;
+      front = 1;
       await touchGroup(tx, current.group_id, now);
       effects.publish({ type: 'message', groupId: current.group_id, messageId: current.id });
     } else if (isInFront === false && current.is_in_front === 1) {
+      // Off the group page, a reply keeps no place among its pinned messages.
       changes.is_in_front = 0;
+      changes.pin_order = null;
+      front = 0;
     }
     if (Object.keys(changes).length > 0) {
       await updateMessageRow(tx, current.id, changes);
+    }
+    if (pinned !== undefined) {
+      await setPinned(ctx, tx, effects, { ...current, ...changes, is_in_front: front }, pinned);
     }
     if (input.files !== undefined) await setMessageFiles(tx, current.id, input.files);
     // The card picture is recomputed (§10.6): without files, from the first URL of the text.

@@ -4,6 +4,7 @@ import { Avatar } from '../../components/Avatar';
 import { imageUrl } from '../../lib/api';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { useTranslation } from '../../lib/i18n';
+import { PinnedMark } from '../pins/PinnedMark';
 import { cardPicture } from './cardPicture';
 import styles from './MessageCard.module.css';
 
@@ -59,7 +60,7 @@ function CardPicture({ picture, fileId }: { picture: ReturnType<typeof cardPictu
 
 /**
  * A group-feed card: author avatar, title or relative date, text or image preview, and the comment
- * count with a filled icon when there is something new (product spec §2).
+ * count with a filled icon when there is something new (product spec §2); "Pinned" on a pinned one.
  */
 export function MessageCard({ message, isNew, backUrl }: { message: MessagePreview; isNew: boolean; backUrl: string }) {
   const { t } = useTranslation();
@@ -71,6 +72,12 @@ export function MessageCard({ message, isNew, backUrl }: { message: MessagePrevi
   return (
     <article className={styles.card}>
       <Link to={`/messages/${message.id}`} state={{ backUrl }} className={styles.link}>
+        {/* Above the picture or text, and first in the link's name: "Pinned …". */}
+        {message.pinnedInGroup && (
+          <span className={styles.pinned}>
+            <PinnedMark />
+          </span>
+        )}
         {message.preview && picture && <CardPicture picture={picture} fileId={message.preview.id} />}
         {/* An icon says little, so the text shows beneath it; a real picture stands alone. */}
         {picture?.kind !== 'picture' && text !== '' && (

@@ -4,16 +4,20 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
-import type { FeedItem, FileObject, LiveEvent, Notification } from '@kith/common';
+import type { FeedItem, FileObject, LiveEvent, Message, MessagePreview, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { firstUnpinnedIndex } from '../pins/pinnedFirst';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
 
 /** Listeners for file changes (upload conversion progress), used by the composer. */
 export const fileEvents = new EventTarget();
 
-/** Moves a card to the top of a cached feed (new post, or a thread that got a reply). */
+/**
+ * Moves a card to the top of a cached feed (new post, or a thread that got a reply): below the
+ * pinned cards, which stay first.
+ */
 export function putCardOnTop(data: FeedData | undefined, card: FeedItem): FeedData | undefined {
   if (data === undefined) return data;
   const pages = data.pages.map((page) => ({ ...page, messages: page.messages.filter((m) => m.id !== card.id) }));
@@ -21,12 +25,27 @@ export function putCardOnTop(data: FeedData | undefined, card: FeedItem): FeedDa
     pages.reduce((n, page) => n + page.messages.length, 0) < data.pages.reduce((n, p) => n + p.messages.length, 0);
   const [first, ...rest] = pages;
   if (first === undefined) return data;
+  const at = firstUnpinnedIndex(first.messages);
   return {
     ...data,
     pages: [
-      { ...first, messages: [card, ...first.messages], totalItems: first.totalItems + (existed ? 0 : 1) },
+      {
+        ...first,
+        messages: [...first.messages.slice(0, at), card, ...first.messages.slice(at)],
+        totalItems: first.totalItems + (existed ? 0 : 1),
+      },
       ...rest,
     ],
+  };
+}
+
+/** A cached message with the pin state of its newer card (`sortOrder` only while pinned). */
+export function withPin(message: Message, card: Pick<MessagePreview, 'pinnedInGroup' | 'sortOrder'>): Message {
+  const { sortOrder: _old, ...rest } = message;
+  return {
+    ...rest,
+    pinnedInGroup: card.pinnedInGroup,
+    ...(card.sortOrder === undefined ? {} : { sortOrder: card.sortOrder }),
   };
 }
 
@@ -67,6 +86,15 @@ function apply(client: QueryClient, event: StreamEvent): void {
       // A live card is whole (never truncated), and nothing in it is unread by this user yet.
       const card: FeedItem = { ...live.data, truncated: false, unread: false };
       client.setQueryData<FeedData>(keys.feed(card.group.id), (feed) => putCardOnTop(feed, card));
+      break;
+    }
+    case 'pin': {
+      // A member pinned or unpinned a message: the feed's order changed, and the message's mark.
+      const card = live.data;
+      void client.invalidateQueries({ queryKey: keys.feed(card.group.id) });
+      client.setQueryData<Message>(keys.message(card.id), (message) =>
+        message === undefined ? message : withPin(message, card),
+      );
       break;
     }
     case 'comment': {

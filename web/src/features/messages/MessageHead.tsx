@@ -3,6 +3,7 @@ import { formatDateTime, type Message } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { useTranslation } from '../../lib/i18n';
+import { PinnedMark } from '../pins/PinnedMark';
 import styles from './MessageHead.module.css';
 
 interface MessageHeadProps {
@@ -25,6 +26,7 @@ export function MessageHead({ message, actions }: MessageHeadProps) {
           {age(message.createdAt)}
         </time>
       </div>
+      {message.pinnedInGroup && <PinnedMark />}
       {message.isPublic && (
         <span className={styles.public} title={t('share.public_badge_hint')}>
           {t('share.public_badge')}

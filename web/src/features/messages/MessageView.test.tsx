@@ -57,30 +57,30 @@ afterEach(cleanup);
 
 describe('MessageView actions', () => {
   it('offers edit, publish and delete when the server allows all three', () => {
-    show(messageBy({ edit: true, delete: true, publish: true }));
+    show(messageBy({ edit: true, delete: true, publish: true, pin: false }));
     expect(menu()).toEqual(['Edit', 'Publish in the group', 'Delete']);
   });
 
   it('leaves out publish when the server says there is nothing to publish', () => {
-    show(messageBy({ edit: true, delete: true, publish: false }));
+    show(messageBy({ edit: true, delete: true, publish: false, pin: false }));
     expect(menu()).toEqual(['Edit', 'Delete']);
   });
 
   it('shows no menu when the server allows nothing, even on the caller’s own message', () => {
-    show(messageBy({ edit: false, delete: false, publish: false }, 'me'));
+    show(messageBy({ edit: false, delete: false, publish: false, pin: false }, 'me'));
     expect(menu()).toEqual([]);
   });
 
   it('offers sharing to another group only to someone in more than one group', () => {
-    show(messageBy({ edit: false, delete: false, publish: false }), { groups: 2 });
+    show(messageBy({ edit: false, delete: false, publish: false, pin: false }), { groups: 2 });
     expect(menu()).toEqual(['Share to another group']);
     cleanup();
-    show(messageBy({ edit: true, delete: false, publish: false }), { groups: 1 });
+    show(messageBy({ edit: true, delete: false, publish: false, pin: false }), { groups: 1 });
     expect(menu()).toEqual(['Edit']);
   });
 
   it('offers the public link only when the instance shows public links', () => {
-    show(messageBy({ edit: false, delete: false, publish: false }), { publicLinks: true });
+    show(messageBy({ edit: false, delete: false, publish: false, pin: false }), { publicLinks: true });
     expect(menu()).toEqual(['Public link']);
   });
 });

@@ -8,6 +8,7 @@ import { useTranslation } from '../../lib/i18n';
 import { BookmarkToggle } from '../bookmarks/BookmarkToggle';
 import { Writer } from '../composer/Writer';
 import { PublicLinkPanel } from '../share/PublicLinkPanel';
+import { usePin } from '../pins/usePin';
 import { MessageContent } from './MessageContent';
 import { MessageHead } from './MessageHead';
 import { useMessageActions } from './useMessageActions';
@@ -21,8 +22,9 @@ interface MessageViewProps {
 
 /**
  * One message in view or edit mode; deleted placeholders show as such (product spec §4). Edit,
- * delete and publish are offered as the server's `message.can` allows (only the author, publish
- * only for a reply not yet on the group page): the client does not decide it. Every member may
+ * delete, publish and pin are offered as the server's `message.can` allows (only the author, publish
+ * only for a reply not yet on the group page, pin for any member on a message of the group page):
+ * the client does not decide it. Every member may
  * bookmark it, share it to another of their groups (when they have one) and manage its public link
  * (when the instance shows public links).
  */
@@ -31,6 +33,7 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
   const client = useQueryClient();
   const navigate = useNavigate();
   const { remove, publish } = useMessageActions();
+  const pin = usePin();
   const [editing, setEditing] = useState(false);
   const [linkOpen, setLinkOpen] = useState(false);
   const closeLink = useCallback(() => setLinkOpen(false), []);
@@ -51,7 +54,7 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
   const canShare = (me?.groups.length ?? 0) > 1;
   const canLink = info?.show.public_links === true;
   const menu =
-    can.edit || can.delete || can.publish || canShare || canLink ? (
+    can.edit || can.delete || can.publish || can.pin || canShare || canLink ? (
       <Dropdown align="right" ariaLabel={t('message.actions')} label={<span aria-hidden="true">⋯</span>}>
         {(close) => (
           <>
@@ -101,6 +104,18 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
                 }}
               >
                 {t('message.publish')}
+              </button>
+            )}
+            {can.pin && (
+              <button
+                type="button"
+                className={styles.item}
+                onClick={() => {
+                  close();
+                  void pin(message, !message.pinnedInGroup);
+                }}
+              >
+                {message.pinnedInGroup ? t('pins.unpin') : t('pins.pin')}
               </button>
             )}
             {can.delete && (
