@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { isSafeHref, markupLinks, parseMarkup, plainText, type MarkupInline } from './markup.js';
+
+/** The inline pieces of a one-paragraph text. */
+function inline(text: string): MarkupInline[] {
+  const blocks = parseMarkup(text);
+  expect(blocks).toHaveLength(1);
+  const [block] = blocks;
+  if (block?.type !== 'paragraph') throw new Error(`not a paragraph: ${JSON.stringify(block)}`);
+  return block.children;
+}
+
+const t = (text: string): MarkupInline => ({ type: 'text', text });
+
+describe('parseMarkup: emphasis', () => {
+  it('reads bold, italic with * or _, and both', () => {
+    expect(inline('a **b** *c* _d_ ***e***')).toEqual([
+      t('a '),
+      { type: 'strong', children: [t('b')] },
+      t(' '),
+      { type: 'em', children: [t('c')] },
+      t(' '),
+      { type: 'em', children: [t('d')] },
+      t(' '),
+      { type: 'strong', children: [{ type: 'em', children: [t('e')] }] },
+    ]);
+  });
+
+  it('nests different markers', () => {
+    expect(inline('**bold *and italic* bold**')).toEqual([
+      { type: 'strong', children: [t('bold '), { type: 'em', children: [t('and italic')] }, t(' bold')] },
+    ]);
+  });
+
+  it('leaves unclosed, spaced and mismatched markers as typed', () => {
+    for (const text of ['**not closed', 'a * b * c', '** spaced**', '**a*', 'end*', '*', '**', '***', '_ a _']) {
+      expect(inline(text)).toEqual([t(text)]);
+    }
+  });
+
+  it('keeps arithmetic and snake_case_words as text', () => {
+    expect(inline('2*3*4 = 24')).toEqual([t('2*3*4 = 24')]);
+    expect(inline('my snake_case_words here')).toEqual([t('my snake_case_words here')]);
+    expect(plainText('call do_this_now() or 2*3*4')).toBe('call do_this_now() or 2*3*4');
+  });
+
+  it('works inside words of scripts written without spaces', () => {
+    expect(inline('这是**重要**的')).toEqual([t('这是'), { type: 'strong', children: [t('重要')] }, t('的')]);
+  });
+
+  it('does not cross a line break', () => {
+    expect(plainText('*a\nb*')).toBe('*a\nb*');
+  });
+
+  it('keeps a run of more than three markers as text', () => {
+    expect(inline('a ****b**** c')).toEqual([t('a ****b**** c')]);
+  });
+});
+
+describe('parseMarkup: links', () => {
+  it('reads [text](url) and bare URLs, with markers around them', () => {
+    expect(inline('see [the **site**](https://example.org/a_(b)) or **https://example.org/x_y**.')).toEqual([
+      t('see '),
+      {
+        type: 'link',
+        href: 'https://example.org/a_(b)',
+        bare: false,
+        children: [t('the '), { type: 'strong', children: [t('site')] }],
+      },
+      t(' or '),
+      {
+        type: 'strong',
+        children: [
+          { type: 'link', href: 'https://example.org/x_y', bare: true, children: [t('https://example.org/x_y')] },
+        ],
+      },
+      t('.'),
+    ]);
+  });
+
+  it('leaves underscores and asterisks inside a URL alone', () => {
+    const url = 'https://example.org/a_b_c/*x*/y';
+    expect(inline(`_${url}_ *${url}*`)).toEqual([
+      { type: 'em', children: [{ type: 'link', href: url, bare: true, children: [t(url)] }] },
+      t(' '),
+      { type: 'em', children: [{ type: 'link', href: url, bare: true, children: [t(url)] }] },
+    ]);
+  });
+
+  it('keeps links to other schemes as text', () => {
+    for (const text of [
+      '[x](javascript:alert(1))',
+      '[x](data:text/html,hi)',
+      '[x](vbscript:y)',
+      '[x](/relative)',
+      '[](https://e.org)',
+    ]) {
+      expect(inline(text).some((node) => node.type === 'link' && !node.bare)).toBe(false);
+    }
+    expect(plainText('[x](javascript:alert(1))')).toBe('[x](javascript:alert(1))');
+    expect(isSafeHref('mailto:ann@example.org')).toBe(true);
+    expect(isSafeHref('JavaScript:alert(1)')).toBe(false);
+  });
+
+  it('takes mailto links', () => {
+    expect(inline('[write](mailto:ann@example.org)')).toEqual([
+      { type: 'link', href: 'mailto:ann@example.org', bare: false, children: [t('write')] },
+    ]);
+  });
+
+  it('lists the http(s) targets for link previews, without the closing parenthesis', () => {
+    expect(
+      markupLinks('[a](https://a.example/x).\n(see https://b.example/y), [m](mailto:x@y.z) https://a.example/x'),
+    ).toEqual(['https://a.example/x', 'https://b.example/y']);
+  });
+});
+
+describe('parseMarkup: blocks', () => {
+  it('reads bulleted and numbered lists, and starts a new list after another line', () => {
+    expect(parseMarkup('Buy:\n- milk\n* **eggs**\n\n3. three\n4) four\nend')).toEqual([
+      { type: 'paragraph', children: [t('Buy:')] },
+      { type: 'list', ordered: false, start: 1, items: [[t('milk')], [{ type: 'strong', children: [t('eggs')] }]] },
+      { type: 'paragraph', children: [] },
+      { type: 'list', ordered: true, start: 3, items: [[t('three')], [t('four')]] },
+      { type: 'paragraph', children: [t('end')] },
+    ]);
+  });
+
+  it('reads quotes, with lists and quotes inside', () => {
+    expect(parseMarkup('> said\n> - a\n> > deeper\nafter')).toEqual([
+      {
+        type: 'quote',
+        children: [
+          { type: 'paragraph', children: [t('said')] },
+          { type: 'list', ordered: false, start: 1, items: [[t('a')]] },
+          { type: 'quote', children: [{ type: 'paragraph', children: [t('deeper')] }] },
+        ],
+      },
+      { type: 'paragraph', children: [t('after')] },
+    ]);
+  });
+
+  it('keeps >_< and -5 as text', () => {
+    expect(plainText('>_< oops\n-5 degrees')).toBe('>_< oops\n-5 degrees');
+  });
+
+  it('stops nesting quotes after three levels', () => {
+    const deep = '> '.repeat(10_000) + 'x';
+    expect(plainText(deep)).toBe(`> > > ${'> '.repeat(9_997)}x`);
+  });
+});
+
+describe('plainText', () => {
+  it('strips markers and spells links out', () => {
+    expect(plainText('**Hello** _you_, see [the site](https://example.org) or https://e.org/a_b.')).toBe(
+      'Hello you, see the site (https://example.org) or https://e.org/a_b.',
+    );
+  });
+
+  it('keeps lists, quotes and blank lines readable', () => {
+    expect(plainText('Title\n\n* one\n* *two*\n1. first\n> **quoted**\n>\n> more')).toBe(
+      'Title\n\n- one\n- two\n1. first\n> quoted\n>\n> more',
+    );
+  });
+
+  it('gives a text without markup back as it was', () => {
+    const text = 'Photos of #Noël at https://example.org/#anchor (2 pm).\n\nSee you!';
+    expect(plainText(text)).toBe(text);
+    expect(plainText('')).toBe('');
+  });
+
+  it('reads a link with its URL as text once', () => {
+    expect(plainText('[https://e.org](https://e.org)')).toBe('https://e.org');
+  });
+});
+
+describe('linear time', () => {
+  // Ten times the longest text (50,000 characters): a linear parser reads each in well under a
+  // second, a quadratic one would need hours and the test would fail on the project's timeout.
+  const size = 500_000;
+  const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
+  const inputs = [
+    '*',
+    '_',
+    '*a ',
+    '**a *b _c ',
+    'a*b',
+    '[',
+    '[a](',
+    '[a](https://',
+    'https://',
+    'http://e.org/(((((',
+    '> ',
+    '- *a*\n',
+    '1. [x](https://e.org) **b**\n',
+  ].map(fill);
+
+  it.each(inputs.map((input, index) => [index, input]))('parses input %i', (_index, input) => {
+    const plain = plainText(input);
+    markupLinks(input);
+    expect(plain.length).toBeGreaterThan(size / 3);
+  });
+});
