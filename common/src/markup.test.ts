@@ -115,6 +115,42 @@ describe('parseMarkup: links', () => {
   });
 });
 
+describe('bare URLs (the rule the web client linked with before formatting)', () => {
+  const urls = markupLinks;
+
+  it('finds http and https links up to white space or a square bracket', () => {
+    expect(urls('see https://a.example/x?y=1 and http://b.example\nbye')).toEqual([
+      'https://a.example/x?y=1',
+      'http://b.example',
+    ]);
+    expect(urls('[https://a.example/p]')).toEqual(['https://a.example/p']);
+    expect(urls('https://c.example\tnext')).toEqual(['https://c.example']);
+  });
+
+  it('drops trailing sentence punctuation and unbalanced closing parentheses', () => {
+    expect(urls('Look: https://a.example/page. Nice!')).toEqual(['https://a.example/page']);
+    expect(urls('https://b.example/?!,;:.')).toEqual(['https://b.example/']);
+    expect(urls('https://c.example/a.b,c')).toEqual(['https://c.example/a.b,c']);
+    expect(urls('(see https://d.example/x)')).toEqual(['https://d.example/x']);
+    expect(urls('(https://e.example/x).')).toEqual(['https://e.example/x']);
+    expect(urls('https://en.wikipedia.org/wiki/Kith_(word)')).toEqual(['https://en.wikipedia.org/wiki/Kith_(word)']);
+  });
+
+  it('does not link a bare scheme', () => {
+    expect(urls('https:// and https://.')).toEqual([]);
+  });
+
+  it('gives texts with URLs back unchanged as plain text', () => {
+    for (const text of [
+      '(https://a.example/x), then [http://b.example] https://c.example/(d)).',
+      'https://e.example/😀?q=1!\n\nhttp://f.example',
+      'x https:// y https://.',
+    ]) {
+      expect(plainText(text)).toBe(text);
+    }
+  });
+});
+
 describe('parseMarkup: blocks', () => {
   it('reads bulleted and numbered lists, and starts a new list after another line', () => {
     expect(parseMarkup('Buy:\n- milk\n* **eggs**\n\n3. three\n4) four\nend')).toEqual([
