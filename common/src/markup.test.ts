@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isSafeHref, markupLinks, parseMarkup, plainText, type MarkupInline } from './markup.js';
+import {
+  blocksPlainText,
+  isSafeHref,
+  markupLinks,
+  parseMarkup,
+  plainText,
+  type MarkupBlock,
+  type MarkupInline,
+} from './markup.js';
 
 /** The inline pieces of a one-paragraph text. */
 function inline(text: string): MarkupInline[] {
@@ -207,6 +215,43 @@ describe('plainText', () => {
 
   it('reads a link with its URL as text once', () => {
     expect(plainText('[https://e.org](https://e.org)')).toBe('https://e.org');
+  });
+});
+
+describe('shortcuts', () => {
+  const SAMPLES = [
+    'plain words, a URL https://e.org/x. and (https://e.org/y)\n\nSee you',
+    '-5 degrees\n2024. a year\n1) one\n  - indented\n>  two spaces\n> \n>_<\n',
+    'Windows\r\nline ends',
+    '**b** [a](https://a.example/(x)) > not a quote\n> [q](http://q.example) https://b.example/z_\n- HTTPS://C.EXAMPLE',
+    '* [m](mailto:a@b.c) text [t](https://d.example)\n1. https://e.example/1*\n> > https://f.example',
+  ];
+
+  /** The links of the whole tree, in order. */
+  function treeLinks(blocks: MarkupBlock[]): string[] {
+    const out: string[] = [];
+    const inline = (nodes: MarkupInline[]) => {
+      for (const node of nodes) {
+        if (node.type === 'link' && /^https?:/i.test(node.href)) out.push(node.href);
+        if (node.type !== 'text') inline(node.children);
+      }
+    };
+    for (const block of blocks) {
+      if (block.type === 'paragraph') inline(block.children);
+      else if (block.type === 'list') block.items.forEach(inline);
+      else out.push(...treeLinks(block.children));
+    }
+    return out;
+  }
+
+  it.each(SAMPLES)('plainText of a text without markers is the full parse: %j', (text) => {
+    expect(plainText(text)).toBe(blocksPlainText(parseMarkup(text)));
+  });
+
+  it.each(SAMPLES)('markupLinks, line by line, finds the links of the full parse: %j', (text) => {
+    const all = [...new Set(treeLinks(parseMarkup(text)))];
+    expect(markupLinks(text)).toEqual(all);
+    expect(markupLinks(text, true)).toEqual(all.slice(0, 1));
   });
 });
 

@@ -308,7 +308,8 @@ export function inlinePlainText(nodes: MarkupInline[]): string {
   return out;
 }
 
-function blocksPlainText(blocks: MarkupBlock[]): string {
+/** The plain text of parsed blocks (plainText without its shortcut for texts that have no marker). */
+export function blocksPlainText(blocks: MarkupBlock[]): string {
   return blocks
     .map((block) => {
       if (block.type === 'paragraph') return inlinePlainText(block.children);
@@ -325,30 +326,37 @@ function blocksPlainText(blocks: MarkupBlock[]): string {
     .join('\n');
 }
 
+// A text with none of these reads the same as its plain text: no marker character, no `\r`, and
+// no line that could open a list or a quote. Most texts are such, and cost one scan.
+const MAY_FORMAT = /[*_[\r]|^[ \t]*(?:[->]|\d{1,9}[.)])/m;
+
 /**
  * The readable plain text of a formatted text: markers removed (`**b**` → `b`), links as
  * `text (url)`, list items as `- ` or `1. ` lines, quoted lines after `> `. Line breaks are kept.
  */
 export function plainText(text: string): string {
+  if (!MAY_FORMAT.test(text)) return text;
   return blocksPlainText(parseMarkup(text));
 }
 
-/** The http(s) targets of a text's links, in order, each once (mailto: links are left out). */
-export function markupLinks(text: string): string[] {
+const MAY_LINK = /https?:/i;
+
+/**
+ * The http(s) targets of a text's links, in order, each once (mailto: links are left out); with
+ * `first`, only the first one. Links never span lines and no block marker can start or end one,
+ * so each line is scanned on its own (the same scanner as parseMarkup), and only lines that name
+ * a scheme: a feed page asks this of every card.
+ */
+export function markupLinks(text: string, first = false): string[] {
   const found = new Set<string>();
-  const walkInline = (nodes: MarkupInline[]) => {
-    for (const node of nodes) {
-      if (node.type === 'link' && /^https?:/i.test(node.href)) found.add(node.href);
-      if (node.type !== 'text') walkInline(node.children);
+  for (const line of text.split('\n')) {
+    if (!MAY_LINK.test(line)) continue;
+    for (const piece of scan(line, true)) {
+      if (piece.type === 'link' && /^https?:/i.test(piece.href)) {
+        found.add(piece.href);
+        if (first) return [...found];
+      }
     }
-  };
-  const walk = (blocks: MarkupBlock[]) => {
-    for (const block of blocks) {
-      if (block.type === 'paragraph') walkInline(block.children);
-      else if (block.type === 'list') block.items.forEach(walkInline);
-      else walk(block.children);
-    }
-  };
-  walk(parseMarkup(text));
+  }
   return [...found];
 }

@@ -36,5 +36,5 @@ export function urlsInText(text: string | null | undefined): string[] {
  */
 export function firstUrlInText(text: string | null | undefined): string | null {
   if (text === null || text === undefined || text === '') return null;
-  return markupLinks(text)[0] ?? null;
+  return markupLinks(text, true)[0] ?? null;
 }

@@ -30,5 +30,5 @@ export function truncate(text: string, max: number): string {
  * public grants by comparing with the URLs the server finds, so the client asks for this very string.
  */
 export function firstUrl(text: string): string | null {
-  return markupLinks(text)[0] ?? null;
+  return markupLinks(text, true)[0] ?? null;
 }
