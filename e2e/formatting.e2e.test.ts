@@ -133,6 +133,27 @@ describe('light formatting', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
+  step('a comment has the toolbar too, below its growing field, and shows its formatting (1280 px)', async () => {
+    const { page } = desktop;
+    const reply = page.getByRole('textbox', { name: 'Reply', exact: true });
+    await reply.fill('Thanks');
+    const bar = toolbar(page);
+    await visible(bar);
+    await reply.evaluate((element) => {
+      const field = element as unknown as { focus(): void; setSelectionRange(a: number, b: number): void };
+      field.focus();
+      field.setSelectionRange(0, 6);
+    });
+    await page.keyboard.press('Control+b');
+    await expect.poll(() => reply.inputValue()).toBe('**Thanks**');
+    const [fieldBox, barBox] = await Promise.all([reply.boundingBox(), bar.boundingBox()]);
+    expect(barBox?.y ?? 0).toBeGreaterThan(fieldBox?.y ?? 0);
+    await shot(page, 'comment-1280');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Comment', exact: true }).click();
+    await textOf(page.locator('strong', { hasText: 'Thanks' }).first()).toBe('Thanks');
+  });
+
   step('on a phone: the card reads as plain text, the page is formatted, the toolbar is one row (375 px)', async () => {
     const phone = await newPage(browser, 'phone');
     await signIn(kith, phone.page, 'ana@example.org');

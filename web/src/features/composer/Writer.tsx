@@ -137,6 +137,7 @@ export function Writer({
   );
 
   const expanded = !compact || dirty || message !== undefined;
+  const toolbar = <FormatToolbar field={textRef} onChange={setText} controls={textId} />;
   const nearLimit = text.length > LIMITS.text * 0.9;
 
   return (
@@ -158,7 +159,7 @@ export function Writer({
           onChange={(event) => setTitle(event.target.value)}
         />
       )}
-      {expanded && <FormatToolbar field={textRef} onChange={setText} controls={textId} />}
+      {expanded && parentId === undefined && toolbar}
       <textarea
         id={textId}
         ref={textRef}
@@ -172,6 +173,8 @@ export function Writer({
         onKeyDown={onTextKeyDown}
         onPaste={onPaste}
       />
+      {/* A reply box grows from one line as it is used: its toolbar comes below, so the field does not move. */}
+      {expanded && parentId !== undefined && toolbar}
       {nearLimit && (
         <p className={ui.muted} aria-live="polite">
           {t('composer.characters_left', { count: Math.max(0, LIMITS.text - text.length) })}
