@@ -11,3 +11,4 @@ export * from './api/endpoints.js';
 export * from './api/events.js';
 export * from './locale-format.js';
 export * from './locale-format-more.js';
+export * from './markup.js';

@@ -14,3 +14,4 @@ export type * from './api/search-schemas.js';
 export type * from './api/link-schemas.js';
 export type * from './api/endpoints.js';
 export type * from './api/events.js';
+export * from './markup.js';

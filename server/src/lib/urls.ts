@@ -1,12 +1,13 @@
+import { markupLinks } from '@kith/common';
+
 /**
- * URLs in a message's text, found with the rule of the 0.5.6 client (docs/api §1.10, §10.6):
- * `http://` or `https://` followed by anything up to the next space, newline or square bracket; a
- * leading `(` and a trailing `)` are dropped.
+ * URLs found with the rule of the 0.5.6 client (docs/api §1.10, §10.6): `http://` or `https://`
+ * followed by anything up to the next space, newline or square bracket; a leading `(` and a
+ * trailing `)` are dropped.
  */
 const URL_RUN = /\(?https?:\/\/[^ \n[\]]*/g;
 
-export function urlsInText(text: string | null | undefined): string[] {
-  if (text === null || text === undefined || text === '') return [];
+function zusamUrls(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(URL_RUN)) {
     let url = match[0];
@@ -17,7 +18,23 @@ export function urlsInText(text: string | null | undefined): string[] {
   return found;
 }
 
-/** The first URL of a text (its link preview is the message's card picture), or null. */
+/**
+ * Every URL a client may find in a text and ask a preview of: those of the 0.5.6 client's rule,
+ * then the links of Kith's formatting (common/src/markup.ts) that differ, such as the target of
+ * `[text](https://example.org).` without its `).`. Access to a preview (public grants, preview
+ * images) accepts any of them.
+ */
+export function urlsInText(text: string | null | undefined): string[] {
+  if (text === null || text === undefined || text === '') return [];
+  return [...new Set([...zusamUrls(text), ...markupLinks(text)])];
+}
+
+/**
+ * The first link of a text as Kith's client shows it (common/src/markup.ts: the target of a
+ * `[text](url)` link, or a bare URL without trailing punctuation or markers): its link preview is
+ * the message's card picture and its link card. Null without one.
+ */
 export function firstUrlInText(text: string | null | undefined): string | null {
-  return urlsInText(text)[0] ?? null;
+  if (text === null || text === undefined || text === '') return null;
+  return markupLinks(text, true)[0] ?? null;
 }

@@ -21,3 +21,22 @@ describe('urlsInText (the 0.5.6 client rule, §10.6)', () => {
     expect(firstUrlInText('')).toBeNull();
   });
 });
+
+describe('URLs of formatted texts (common/src/markup.ts)', () => {
+  const text = 'Read [the notes](https://a.example/notes_(v2)). Also **https://b.example/x**, and [x](javascript:y)';
+
+  it('takes the first link as Kith shows it, without the closing parenthesis or markers', () => {
+    expect(firstUrlInText(text)).toBe('https://a.example/notes_(v2)');
+    expect(firstUrlInText('[t](https://a.example/x)')).toBe('https://a.example/x');
+    expect(firstUrlInText('see https://a.example/x.')).toBe('https://a.example/x');
+  });
+
+  it("accepts what either client finds: the 0.5.6 client's URLs and Kith's links", () => {
+    expect(urlsInText(text)).toEqual([
+      'https://a.example/notes_(v2)).',
+      'https://b.example/x**,',
+      'https://a.example/notes_(v2)',
+      'https://b.example/x',
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { plainText } from '@kith/common';
 import { useBookmarks, useNotifications } from '../api/queries';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
@@ -37,7 +38,12 @@ export default function Bookmarks() {
         <ul className={styles.grid}>
           {cards.map((bookmark) => {
             const message = bookmark.message;
-            const name = message.data.title?.trim() || message.data.text?.trim().slice(0, 60) || t('message.untitled');
+            const name =
+              message.data.title?.trim() ||
+              plainText(message.data.text ?? '')
+                .trim()
+                .slice(0, 60) ||
+              t('message.untitled');
             return (
               <li key={bookmark.id} className={styles.item}>
                 <MessageCard message={message} backUrl="/bookmarks" isNew={isMessageNew(notifications, message.id)} />

@@ -1,4 +1,5 @@
 import type { Message, MessagePreview } from '@kith/common';
+import { plainText } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
@@ -104,7 +105,8 @@ const plain = (value: string): string => value.replace(/\s+/g, ' ').trim().slice
 
 /**
  * Plain text for notification titles (docs/api §2.7), ≤ 100 characters: the title, else the title
- * or description of the first URL's stored link preview, else the start of the text.
+ * or description of the first URL's stored link preview, else the start of the text without its
+ * formatting markers (common/src/markup.ts), as digests and other e-mails show it.
  */
 async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<string> {
   if (m.title !== null && m.title.trim() !== '') return plain(m.title);
@@ -116,7 +118,7 @@ async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<s
       if (typeof value === 'string' && value.trim() !== '') return plain(value);
     }
   }
-  return plain(m.text ?? '');
+  return plain(plainText(m.text ?? ''));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { SearchAnswer, SearchMessage, SearchSnippet } from '@kith/common';
+import { plainText, type SearchAnswer, type SearchMessage, type SearchSnippet } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { foldCodePoint, matchingTokens, normalizeText } from '../../search/terms.js';
 
@@ -175,7 +175,8 @@ export function presentSearchMessage(row: SearchRow, score: number, terms: Highl
     createdAt: toSeconds(row.created_at),
     lastActivityDate: toSeconds(row.last_activity_date),
     score,
-    snippet: buildSnippet(row.title, row.text, terms),
+    // The snippet quotes the text as read, without its formatting markers (common/src/markup.ts).
+    snippet: buildSnippet(row.title, row.text === null ? null : plainText(row.text), terms),
   };
 }
 

@@ -1,4 +1,4 @@
-import { type ClipboardEvent, type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { type ClipboardEvent, type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { LIMITS } from '@kith/common';
 import { useInfo } from '../../api/queries';
 import type { Message } from '@kith/common';
@@ -9,6 +9,8 @@ import { showAlert } from '../../lib/notify';
 import { filesToSend, isUploading } from './uploads';
 import ui from '../../styles/ui.module.css';
 import { FilePreviews } from './FilePreviews';
+import { FormatToolbar, runFormat } from './FormatToolbar';
+import { shortcutAction } from './formatting';
 import { toJpeg } from './pastedImage';
 import { useUploads } from './useUploads';
 import styles from './Writer.module.css';
@@ -30,6 +32,7 @@ interface WriterProps {
 /**
  * The message composer for new messages, replies and edits (product spec §2, §4, §5): title, text,
  * files uploaded one at a time, Ctrl+Enter to send, and a confirmation before dropping a draft.
+ * The text has the formatting toolbar and its shortcuts (Ctrl/⌘ + B, I, K: FormatToolbar.tsx).
  */
 export function Writer({
   groupId,
@@ -48,6 +51,7 @@ export function Writer({
   const [sending, setSending] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  const textId = useId();
   const uploading = isUploading(files);
   const upload = info.data?.upload;
 
@@ -96,6 +100,13 @@ export function Writer({
     }
   };
 
+  const onTextKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    const action = shortcutAction(event);
+    if (action === null) return;
+    event.preventDefault();
+    runFormat(event.currentTarget, action, t('format.link_text'), setText);
+  };
+
   const onPaste = (event: ClipboardEvent) => {
     const pasted = [...event.clipboardData.files].filter((file) => file.type.startsWith('image/'));
     if (pasted.length === 0 || upload?.image === false) return;
@@ -126,6 +137,7 @@ export function Writer({
   );
 
   const expanded = !compact || dirty || message !== undefined;
+  const toolbar = <FormatToolbar field={textRef} onChange={setText} controls={textId} />;
   const nearLimit = text.length > LIMITS.text * 0.9;
 
   return (
@@ -147,7 +159,9 @@ export function Writer({
           onChange={(event) => setTitle(event.target.value)}
         />
       )}
+      {expanded && parentId === undefined && toolbar}
       <textarea
+        id={textId}
         ref={textRef}
         className={expanded ? ui.textarea : `${ui.textarea} ${styles.compact}`}
         name="text"
@@ -156,8 +170,11 @@ export function Writer({
         maxLength={LIMITS.text}
         value={text}
         onChange={(event) => setText(event.target.value)}
+        onKeyDown={onTextKeyDown}
         onPaste={onPaste}
       />
+      {/* A reply box grows from one line as it is used: its toolbar comes below, so the field does not move. */}
+      {expanded && parentId !== undefined && toolbar}
       {nearLimit && (
         <p className={ui.muted} aria-live="polite">
           {t('composer.characters_left', { count: Math.max(0, LIMITS.text - text.length) })}

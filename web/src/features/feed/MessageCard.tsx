@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { MessagePreview } from '@kith/common';
+import { plainText, type MessagePreview } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { imageUrl } from '../../lib/api';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
@@ -66,7 +66,8 @@ export function MessageCard({ message, isNew, backUrl }: { message: MessagePrevi
   const { t } = useTranslation();
   const age = useRelativeTime();
   const title = message.data.title?.trim();
-  const text = message.data.text?.trim() ?? '';
+  // The excerpt reads without formatting markers (common/src/markup.ts).
+  const text = plainText(message.data.text ?? '').trim();
   const when = age(message.lastActivityDate);
   const picture = message.preview ? cardPicture(message.preview.type) : null;
   return (

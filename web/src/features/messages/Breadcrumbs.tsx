@@ -1,7 +1,7 @@
 import { useQueries } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { keys } from '../../api/queries';
-import type { Message } from '@kith/common';
+import { plainText, type Message } from '@kith/common';
 import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { truncate } from './links';
@@ -10,7 +10,7 @@ import styles from './Breadcrumbs.module.css';
 const LABEL_MAX = 30; // product spec §9
 
 function label(message: Message | undefined, fallback: string): string {
-  const text = message?.data.title?.trim() || message?.data.text?.trim() || fallback;
+  const text = message?.data.title?.trim() || plainText(message?.data.text ?? '').trim() || fallback;
   return truncate(text.replace(/\s+/g, ' '), LABEL_MAX);
 }
 
