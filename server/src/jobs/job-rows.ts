@@ -23,7 +23,8 @@ export function retryDelay(attempt: number, backoffMs: number, maxBackoffMs: num
 
 /**
  * Writes a queued job. With the caller's transaction as `db`, the job exists exactly when that
- * transaction commits; `delayMs` is kept as the row's `run_after`, on the queue's clock.
+ * transaction commits; `delayMs` is kept as the row's `run_after`, on the queue's clock. With
+ * `unique`, a waiting job of the same name and payload stands for this one (its id is answered).
  */
 export async function insertJob(
   db: Kysely<Database>,
@@ -32,13 +33,26 @@ export async function insertJob(
   payload: unknown,
   options: EnqueueOptions = {},
 ): Promise<string> {
+  const text = JSON.stringify(payload);
+  if (options.unique === true) {
+    // Few rows are queued at a time: `jobs_next` (status, run_after) narrows the look-up to them.
+    const waiting = await db
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('name', '=', name)
+      .where('payload', '=', text)
+      .limit(1)
+      .executeTakeFirst();
+    if (waiting !== undefined) return waiting.id;
+  }
   const id = newId();
   await db
     .insertInto('jobs')
     .values({
       id,
       name,
-      payload: JSON.stringify(payload),
+      payload: text,
       status: 'queued',
       attempts: 0,
       max_attempts: Math.max(1, options.maxAttempts ?? 3),
