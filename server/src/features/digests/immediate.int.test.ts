@@ -189,7 +189,11 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
   });
 
   it('writes the mail in the recipient’s language', async () => {
-    const lea = await buildUser(t.ctx, { name: 'Léa', login: 'lea.now@example.org', notificationEmails: 'immediately' });
+    const lea = await buildUser(t.ctx, {
+      name: 'Léa',
+      login: 'lea.now@example.org',
+      notificationEmails: 'immediately',
+    });
     const put = await api.put(`/users/${lea.user.id}`, { key: lea.key, body: { data: { lang: 'fr_FR' } } });
     expect(put.status).toBe(200);
     const atelier = (await buildGroup(t.ctx, { name: 'Atelier', members: [lea, ben] })).id;
@@ -212,14 +216,21 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
   });
 
   it('sends nothing to someone who chose another frequency while the mail waited: their digest lists it', async () => {
-    const dan = await buildUser(t.ctx, { name: 'Dan', login: 'dan.now@example.org', notificationEmails: 'immediately' });
+    const dan = await buildUser(t.ctx, {
+      name: 'Dan',
+      login: 'dan.now@example.org',
+      notificationEmails: 'immediately',
+    });
     const club = (await buildGroup(t.ctx, { name: 'Club', members: [dan, ben] })).id;
     t.clock.advance(SECOND);
     expect(
       (await api.post('/messages', { key: ben.key, body: { group: club, data: { title: 'Meeting moved' } } })).status,
     ).toBe(201);
     expect(await jobsOf(dan)).toHaveLength(1);
-    const put = await api.put(`/users/${dan.user.id}`, { key: dan.key, body: { data: { notification_emails: 'hourly' } } });
+    const put = await api.put(`/users/${dan.user.id}`, {
+      key: dan.key,
+      body: { data: { notification_emails: 'hourly' } },
+    });
     expect(put.status).toBe(200);
     t.clock.advance(DELAY);
     await t.ctx.jobs.drain();
@@ -232,7 +243,11 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
   });
 
   it('keeps the waiting mail across a restart: another process sends it, once', async () => {
-    const eve = await buildUser(t.ctx, { name: 'Eve', login: 'eve.now@example.org', notificationEmails: 'immediately' });
+    const eve = await buildUser(t.ctx, {
+      name: 'Eve',
+      login: 'eve.now@example.org',
+      notificationEmails: 'immediately',
+    });
     const club = (await buildGroup(t.ctx, { name: 'Book club', members: [eve, ben] })).id;
     t.clock.advance(SECOND);
     expect(
