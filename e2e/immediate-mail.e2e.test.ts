@@ -151,6 +151,11 @@ describe('immediate e-mails', () => {
       expect(mail?.text).toContain(ko['immediate_intro']);
       expect(mail?.text).toContain(ko['digest_unsubscribe']);
       expect(mail?.html).toContain('<html lang="ko-KR">');
+      // The mail as a mail program shows it, for a look at the layout in Korean.
+      const reader = await newPage(browser, 'phone');
+      opened.push(reader);
+      await reader.page.setContent(mail?.html ?? '');
+      await reader.page.screenshot({ path: '/tmp/immediate-mail-ko_KR.png', fullPage: true });
     },
     60_000,
   );
