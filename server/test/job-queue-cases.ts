@@ -145,6 +145,16 @@ export function jobQueueCases(h: { t: TestApp }, openGroup: (t: TestApp) => Queu
     const next = await q.enqueue(db, 'flaky', { key: 'u' }, { unique: true });
     expect([first, other, plain]).not.toContain(next);
     expect((await jobRow(next)).status).toBe('queued');
+    // Several at once: a waiting one stands for its payload, and equal payloads of the list are one.
+    const many = await q.enqueueMany(db, 'flaky', [{ key: 'u' }, { key: 'w' }, { key: 'w' }, { key: 'x' }], {
+      unique: true,
+    });
+    expect(many[0]).toBe(next);
+    expect(many[1]).toBe(many[2]);
+    expect(new Set(many).size).toBe(3);
+    expect(await q.enqueueMany(db, 'flaky', [])).toEqual([]);
+    await q.drain();
+    expect(ran.sort()).toEqual(['u', 'u', 'u', 'v', 'w', 'x']);
   });
 
   it('enqueues inside the caller transaction: a rolled-back transaction leaves no job', async () => {

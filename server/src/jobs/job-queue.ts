@@ -80,6 +80,13 @@ export interface JobQueue<P extends object = KithJobs> {
     payload: P[N],
     options?: EnqueueOptions,
   ): Promise<string>;
+  /** `enqueue` of several payloads of one name in a few statements; their ids, in order. */
+  enqueueMany<N extends keyof P & string>(
+    db: Kysely<Database>,
+    name: N,
+    payloads: readonly P[N][],
+    options?: EnqueueOptions,
+  ): Promise<string[]>;
   /** Looks for due jobs now (after an enqueue has committed). No-op unless started. */
   wake(): void;
   /** Starts polling and running jobs in the background. */

@@ -31,12 +31,10 @@ export async function queueImmediateMails(
   const recipients = [...new Set(created.map((n) => n.userId))];
   for (let i = 0; i < recipients.length; i += LOOKUP_CHUNK) {
     const immediate = await usersWithFrequency(tx, recipients.slice(i, i + LOOKUP_CHUNK), 'immediately');
-    for (const userId of immediate) {
-      await effects.enqueue(
-        'send-immediate-mail',
-        { userId },
-        { delayMs: ctx.config.immediateMailDelayMs, unique: true, maxAttempts: 10 },
-      );
-    }
+    await effects.enqueueMany(
+      'send-immediate-mail',
+      immediate.map((userId) => ({ userId })),
+      { delayMs: ctx.config.immediateMailDelayMs, unique: true, maxAttempts: 10 },
+    );
   }
 }
