@@ -242,6 +242,26 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
     expect(mailsTo(dan).map((m) => m.parsed.subject)).toEqual(['1 new message in your groups']);
   });
 
+  it('leaves out what was read in the app during the wait, and sends nothing when that was all', async () => {
+    const gil = await buildUser(t.ctx, {
+      name: 'Gil',
+      login: 'gil.now@example.org',
+      notificationEmails: 'immediately',
+    });
+    const club = (await buildGroup(t.ctx, { name: 'Band', members: [gil, ben] })).id;
+    t.clock.advance(SECOND);
+    expect((await api.post('/messages', { key: ben.key, body: { group: club, data: { title: 'Gig' } } })).status).toBe(
+      201,
+    );
+    const list = await api.get('/me/notifications', { key: gil.key });
+    const seen = (list.body as { id: string }[])[0];
+    expect((await api.put(`/notifications/${seen?.id}`, { key: gil.key, body: { read: true } })).status).toBe(200);
+    t.clock.advance(DELAY);
+    await t.ctx.jobs.drain();
+    expect(await jobsOf(gil)).toEqual([expect.objectContaining({ status: 'done' })]);
+    expect(mailsTo(gil)).toEqual([]);
+  });
+
   it('keeps the waiting mail across a restart: another process sends it, once', async () => {
     const eve = await buildUser(t.ctx, {
       name: 'Eve',
