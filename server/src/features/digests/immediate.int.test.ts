@@ -262,6 +262,31 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
     expect(mailsTo(gil)).toEqual([]);
   });
 
+  it('mails what already waited, a delay after someone switches to immediately', async () => {
+    const hal = await buildUser(t.ctx, { name: 'Hal', login: 'hal.now@example.org', notificationEmails: 'daily' });
+    const club = (await buildGroup(t.ctx, { name: 'Choir', members: [hal, ben] })).id;
+    t.clock.advance(SECOND);
+    expect(
+      (await api.post('/messages', { key: ben.key, body: { group: club, data: { title: 'Rehearsal' } } })).status,
+    ).toBe(201);
+    expect(await jobsOf(hal)).toEqual([]);
+    const put = await api.put(`/users/${hal.user.id}`, {
+      key: hal.key,
+      body: { data: { notification_emails: 'immediately' } },
+    });
+    expect(put.status).toBe(200);
+    expect(await jobsOf(hal)).toEqual([{ status: 'queued', runAfter: t.clock.now() + DELAY }]);
+    // Saving the same choice again starts nothing more.
+    expect(
+      (await api.put(`/users/${hal.user.id}`, { key: hal.key, body: { data: { notification_emails: 'immediately' } } }))
+        .status,
+    ).toBe(200);
+    expect(await jobsOf(hal)).toHaveLength(1);
+    t.clock.advance(DELAY);
+    await t.ctx.jobs.drain();
+    expect(mailsTo(hal).map((m) => m.parsed.subject)).toEqual(['Just now: 1 new message in your groups']);
+  });
+
   it('keeps the waiting mail across a restart: another process sends it, once', async () => {
     const eve = await buildUser(t.ctx, {
       name: 'Eve',

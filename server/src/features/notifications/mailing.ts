@@ -10,6 +10,11 @@ import type { CreatedNotification } from './service.js';
  */
 export const MAILED_NOTIFICATION_TYPES: readonly NotificationType[] = ['new_message', 'new_comment'];
 
+/** A user's mail waits for the delay; while it waits, it is the one job of that user. */
+function immediateJobOptions(ctx: Pick<AppContext, 'config'>) {
+  return { delayMs: ctx.config.immediateMailDelayMs, unique: true, maxAttempts: 10 };
+}
+
 /** Recipients looked up per query (well under both engines' bound-parameter limits). */
 const LOOKUP_CHUNK = 500;
 
@@ -34,7 +39,20 @@ export async function queueImmediateMails(
     await effects.enqueueMany(
       'send-immediate-mail',
       immediate.map((userId) => ({ userId })),
-      { delayMs: ctx.config.immediateMailDelayMs, unique: true, maxAttempts: 10 },
+      immediateJobOptions(ctx),
     );
   }
+}
+
+/**
+ * A user who has just chosen `immediately` gets what is already waiting for a mail (say the
+ * morning's posts, unmailed while on `daily`) a delay later, rather than with the next activity.
+ */
+export async function queueImmediateMailOf(
+  ctx: Pick<AppContext, 'config'>,
+  effects: Effects,
+  userId: string,
+): Promise<void> {
+  if (!ctx.config.allowEmail) return;
+  await effects.enqueue('send-immediate-mail', { userId }, immediateJobOptions(ctx));
 }
