@@ -1,5 +1,8 @@
-/** How often a user wants notification digests by e-mail (docs/api §10.8). */
-export const NOTIFICATION_EMAIL_FREQUENCIES = ['none', 'hourly', 'daily', 'weekly', 'monthly'] as const;
+/**
+ * How often a user wants notification digests by e-mail (docs/api §10.8); `immediately` (issue 20):
+ * a burst of activity becomes one mail a couple of minutes later.
+ */
+export const NOTIFICATION_EMAIL_FREQUENCIES = ['none', 'immediately', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 export type NotificationEmailFrequency = (typeof NOTIFICATION_EMAIL_FREQUENCIES)[number];
 
 /** The colour scheme a user chose (`data.theme`); `system` follows the device's light or dark setting. */

@@ -59,6 +59,11 @@ export interface Config {
   timeZone: string;
   /** `ALLOW_EMAIL`: send e-mails at all (default true). When false, password reset answers 503. */
   allowEmail: boolean;
+  /**
+   * `IMMEDIATE_MAIL_DELAY_SECONDS`: how long after the first new post or comment the mail of a user
+   * on `immediately` goes out (default 120, 0 to 3600); what arrives meanwhile joins that one mail.
+   */
+  immediateMailDelayMs: number;
   /** `UPLOAD_IMAGE`, `UPLOAD_VIDEO`, `UPLOAD_AUDIO`, `UPLOAD_PDF`: which upload kinds are allowed (default all). */
   upload: Record<UploadKind, boolean>;
   /** `UPLOAD_MAX_IMAGE_MB`, `UPLOAD_MAX_VIDEO_MB`, `UPLOAD_MAX_AUDIO_MB`, `UPLOAD_MAX_PDF_MB`: size limits. */
@@ -239,6 +244,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   // At least 5 s: renewals come every third of the lease, and under 2 s apart a busy process would
   // miss some and lose jobs it is still running.
   const jobLeaseMs = int('JOB_LEASE_SECONDS', 60, 5, 24 * 60 * 60) * 1000;
+  const immediateMailDelayMs = int('IMMEDIATE_MAIL_DELAY_SECONDS', 120, 0, 60 * 60) * 1000;
   if (s3 !== null) {
     for (const kind of Object.keys(uploadMaxBytes) as UploadKind[]) {
       if (uploadMaxBytes[kind] > S3_MAX_COPY_MB * MIB) {
@@ -300,6 +306,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     mailFrom: read('MAIL_FROM') ?? 'Kith <kith@localhost>',
     timeZone,
     allowEmail,
+    immediateMailDelayMs,
     upload,
     uploadMaxBytes,
     redisUrl,

@@ -10,6 +10,7 @@ import { RedisRateLimiter } from './lib/redis-rate-limiter.js';
 import { SecretBox } from './lib/secrets.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerMailHandler } from './mail/queue.js';
+import { registerImmediateMailHandler } from './features/digests/immediate.js';
 import { registerDigestHandler } from './features/digests/service.js';
 import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
@@ -69,6 +70,7 @@ export async function createContext(
   registerMediaHandlers(ctx, ctx.jobs);
   registerMailHandler(ctx, ctx.jobs);
   registerDigestHandler(ctx, ctx.jobs);
+  registerImmediateMailHandler(ctx, ctx.jobs);
   registerLinkPreviewHandler(ctx, ctx.jobs);
   return ctx;
 }

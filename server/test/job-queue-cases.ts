@@ -118,6 +118,45 @@ export function jobQueueCases(h: { t: TestApp }, openGroup: (t: TestApp) => Queu
     expect(ran).toEqual(['slow a', 'flaky after a', 'flaky later a']);
   });
 
+  it('records a unique job once while one like it waits, and anew once that one has started', async () => {
+    const q = queue();
+    const ran: string[] = [];
+    q.register('flaky', {
+      run: ({ key }) => {
+        ran.push(key);
+        return Promise.resolve();
+      },
+    });
+    const db = h.t.ctx.db.kysely;
+    const first = await q.enqueue(db, 'flaky', { key: 'u' }, { delayMs: 5000, unique: true });
+    h.t.clock.advance(1000);
+    // The same payload joins the waiting job (its due time stays); another payload is its own job.
+    expect(await q.enqueue(db, 'flaky', { key: 'u' }, { delayMs: 5000, unique: true })).toBe(first);
+    const other = await q.enqueue(db, 'flaky', { key: 'v' }, { delayMs: 5000, unique: true });
+    expect(other).not.toBe(first);
+    // Without `unique`, a job is always recorded.
+    const plain = await q.enqueue(db, 'flaky', { key: 'u' }, { delayMs: 5000 });
+    expect(plain).not.toBe(first);
+    expect(Number((await jobRow(first)).run_after)).toBe(h.t.clock.now() - 1000 + 5000);
+    h.t.clock.advance(5000);
+    await q.drain();
+    expect(ran.sort()).toEqual(['u', 'u', 'v']);
+    // The waiting job ran: the next unique one is recorded anew.
+    const next = await q.enqueue(db, 'flaky', { key: 'u' }, { unique: true });
+    expect([first, other, plain]).not.toContain(next);
+    expect((await jobRow(next)).status).toBe('queued');
+    // Several at once: a waiting one stands for its payload, and equal payloads of the list are one.
+    const many = await q.enqueueMany(db, 'flaky', [{ key: 'u' }, { key: 'w' }, { key: 'w' }, { key: 'x' }], {
+      unique: true,
+    });
+    expect(many[0]).toBe(next);
+    expect(many[1]).toBe(many[2]);
+    expect(new Set(many).size).toBe(3);
+    expect(await q.enqueueMany(db, 'flaky', [])).toEqual([]);
+    await q.drain();
+    expect(ran.sort()).toEqual(['u', 'u', 'u', 'v', 'w', 'x']);
+  });
+
   it('enqueues inside the caller transaction: a rolled-back transaction leaves no job', async () => {
     const q = queue();
     let id = '';

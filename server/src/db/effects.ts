@@ -19,6 +19,12 @@ export interface Effects {
    * commit to start it without waiting for a poll.
    */
   enqueue<N extends keyof KithJobs>(name: N, payload: KithJobs[N], options?: EnqueueOptions): Promise<string>;
+  /** `enqueue` of several payloads of one name, in a few statements. */
+  enqueueMany<N extends keyof KithJobs>(
+    name: N,
+    payloads: readonly KithJobs[N][],
+    options?: EnqueueOptions,
+  ): Promise<string[]>;
 }
 
 /** The parts of the context that effects run with. */
@@ -47,7 +53,7 @@ export class PendingEffects implements Effects {
 
   constructor(
     private readonly tx: Kysely<Database>,
-    private readonly jobs: Pick<JobQueue, 'enqueue'>,
+    private readonly jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany'>,
   ) {}
 
   publish(event: KithEvent): void {
@@ -59,6 +65,17 @@ export class PendingEffects implements Effects {
     // One wake per commit is enough, however many jobs it wrote.
     this.wakeJobs = true;
     return id;
+  }
+
+  async enqueueMany<N extends keyof KithJobs>(
+    name: N,
+    payloads: readonly KithJobs[N][],
+    options?: EnqueueOptions,
+  ): Promise<string[]> {
+    if (payloads.length === 0) return [];
+    const ids = await this.jobs.enqueueMany(this.tx, name, payloads, options);
+    this.wakeJobs = true;
+    return ids;
   }
 
   /**

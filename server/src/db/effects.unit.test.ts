@@ -45,6 +45,7 @@ describe('effects after commit', () => {
         await sql`insert into fake_jobs (name) values (${name})`.execute(db);
         return name;
       },
+      enqueueMany: () => Promise.reject(new Error('not used here')),
       wake: () => {
         wakes += 1;
       },

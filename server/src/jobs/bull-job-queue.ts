@@ -15,7 +15,15 @@ import {
   type KithJobs,
   type RunningJob,
 } from './job-queue.js';
-import { dueJobIds, errorText, insertJob, pruneFinishedJobs, recoverExpiredLeases, retryDelay } from './job-rows.js';
+import {
+  dueJobIds,
+  errorText,
+  insertJob,
+  insertJobs,
+  pruneFinishedJobs,
+  recoverExpiredLeases,
+  retryDelay,
+} from './job-rows.js';
 
 export interface BullJobQueueOptions extends DbJobQueueOptions {
   /** The Redis every server process shares (`REDIS_URL`). */
@@ -164,6 +172,15 @@ export class BullJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     options: EnqueueOptions = {},
   ): Promise<string> {
     return insertJob(db, this.clock.now(), name, payload, options);
+  }
+
+  enqueueMany<N extends keyof P & string>(
+    db: Kysely<Database>,
+    name: N,
+    payloads: readonly P[N][],
+    options: EnqueueOptions = {},
+  ): Promise<string[]> {
+    return insertJobs(db, this.clock.now(), name, payloads, options);
   }
 
   wake(): void {

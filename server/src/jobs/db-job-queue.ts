@@ -12,7 +12,15 @@ import {
   type KithJobs,
   type RunningJob,
 } from './job-queue.js';
-import { dueJobIds, errorText, insertJob, pruneFinishedJobs, recoverExpiredLeases, retryDelay } from './job-rows.js';
+import {
+  dueJobIds,
+  errorText,
+  insertJob,
+  insertJobs,
+  pruneFinishedJobs,
+  recoverExpiredLeases,
+  retryDelay,
+} from './job-rows.js';
 
 type JobRow = Selectable<JobsTable>;
 
@@ -92,6 +100,15 @@ export class DbJobQueue<P extends object = KithJobs> implements JobQueue<P> {
     options: EnqueueOptions = {},
   ): Promise<string> {
     return insertJob(db, this.clock.now(), name, payload, options);
+  }
+
+  enqueueMany<N extends keyof P & string>(
+    db: Kysely<Database>,
+    name: N,
+    payloads: readonly P[N][],
+    options: EnqueueOptions = {},
+  ): Promise<string[]> {
+    return insertJobs(db, this.clock.now(), name, payloads, options);
   }
 
   wake(): void {

@@ -12,18 +12,30 @@ export interface KithJobs {
   'send-mail': { kind: string; sealed: string };
   /** Send the digests of one frequency's scheduled run (src/features/digests/service.ts). */
   'send-digests': { frequency: DigestFrequency; slot: number };
+  /** Send one user on `immediately` the mail of their latest burst of activity (src/features/digests/immediate.ts). */
+  'send-immediate-mail': { userId: string };
   /** Fetch and store the preview of a URL posted in a message (src/features/links/service.ts). */
   'link-preview': { url: string };
 }
 
-/** The notification e-mail frequencies that have a schedule (`none` has none). */
-export type DigestFrequency = Exclude<NotificationEmailFrequency, 'none'>;
+/**
+ * The notification e-mail frequencies that have a schedule (`none` has none; `immediately` follows
+ * the activity, by a job per user, instead of the clock).
+ */
+export type DigestFrequency = Exclude<NotificationEmailFrequency, 'none' | 'immediately'>;
 
 export interface EnqueueOptions {
   /** Wait this long (ms) before the first run. Default 0. */
   delayMs?: number;
   /** Runs before the job is given up. Default 3. */
   maxAttempts?: number;
+  /**
+   * When a job of the same name and payload is still waiting (queued, not yet started), record
+   * nothing and answer that job's id: what the caller wants done will be done by that run. Two
+   * transactions that commit at the same time may still both record one, so the handler must be
+   * one whose second run finds nothing left to do. Default false.
+   */
+  unique?: boolean;
 }
 
 /** What a handler learns about the run it is in. */
@@ -68,6 +80,13 @@ export interface JobQueue<P extends object = KithJobs> {
     payload: P[N],
     options?: EnqueueOptions,
   ): Promise<string>;
+  /** `enqueue` of several payloads of one name in a few statements; their ids, in order. */
+  enqueueMany<N extends keyof P & string>(
+    db: Kysely<Database>,
+    name: N,
+    payloads: readonly P[N][],
+    options?: EnqueueOptions,
+  ): Promise<string[]>;
   /** Looks for due jobs now (after an enqueue has committed). No-op unless started. */
   wake(): void;
   /** Starts polling and running jobs in the background. */

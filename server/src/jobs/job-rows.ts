@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import type { Database, JobsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import type { EnqueueOptions } from './job-queue.js';
 
@@ -21,9 +21,15 @@ export function retryDelay(attempt: number, backoffMs: number, maxBackoffMs: num
   return Math.min(maxBackoffMs, backoffMs * 2 ** (attempt - 1));
 }
 
+/** Job rows written per statement (11 columns each: well under both engines' parameter limits). */
+const INSERT_CHUNK = 200;
+/** Payloads looked up per statement by `unique`. */
+const LOOKUP_CHUNK = 500;
+
 /**
  * Writes a queued job. With the caller's transaction as `db`, the job exists exactly when that
- * transaction commits; `delayMs` is kept as the row's `run_after`, on the queue's clock.
+ * transaction commits; `delayMs` is kept as the row's `run_after`, on the queue's clock. With
+ * `unique`, a waiting job of the same name and payload stands for this one (its id is answered).
  */
 export async function insertJob(
   db: Kysely<Database>,
@@ -32,13 +38,47 @@ export async function insertJob(
   payload: unknown,
   options: EnqueueOptions = {},
 ): Promise<string> {
-  const id = newId();
-  await db
-    .insertInto('jobs')
-    .values({
+  const [id] = await insertJobs(db, now, name, [payload], options);
+  return id ?? '';
+}
+
+/**
+ * `insertJob` for several payloads of one name in a few statements: their ids, in order. With
+ * `unique`, equal payloads in the list are one job too.
+ */
+export async function insertJobs(
+  db: Kysely<Database>,
+  now: number,
+  name: string,
+  payloads: readonly unknown[],
+  options: EnqueueOptions = {},
+): Promise<string[]> {
+  const texts = payloads.map((payload) => JSON.stringify(payload));
+  const waiting = new Map<string, string>();
+  if (options.unique === true) {
+    const distinct = [...new Set(texts)];
+    for (let i = 0; i < distinct.length; i += LOOKUP_CHUNK) {
+      // Few rows are queued at a time: `jobs_next` (status, run_after) narrows the look-up to them.
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['id', 'payload'])
+        .where('status', '=', 'queued')
+        .where('name', '=', name)
+        .where('payload', 'in', distinct.slice(i, i + LOOKUP_CHUNK))
+        .execute();
+      for (const row of rows) waiting.set(row.payload, row.id);
+    }
+  }
+  const rows: Insertable<JobsTable>[] = [];
+  const ids = texts.map((text) => {
+    const existing = waiting.get(text);
+    if (existing !== undefined) return existing;
+    const id = newId();
+    if (options.unique === true) waiting.set(text, id);
+    rows.push({
       id,
       name,
-      payload: JSON.stringify(payload),
+      payload: text,
       status: 'queued',
       attempts: 0,
       max_attempts: Math.max(1, options.maxAttempts ?? 3),
@@ -47,9 +87,16 @@ export async function insertJob(
       last_error: null,
       created_at: now,
       updated_at: now,
-    })
-    .execute();
-  return id;
+    });
+    return id;
+  });
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('jobs')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
+  }
+  return ids;
 }
 
 /**

@@ -109,6 +109,38 @@ describe('UserSettings choices', () => {
     show('/users/me/settings?tab=appearance', { theme: 'dark' });
     expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Dark' }).checked).toBe(true);
   });
+
+  it('offers "Immediately" right after "Never", shows it saved, and sends it', async () => {
+    show('/users/me/settings?tab=notifications', { notification_emails: 'immediately' });
+    const radios = screen.getAllByRole<HTMLInputElement>('radio');
+    expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([
+      'Never',
+      'Immediately',
+      'Every hour',
+      'Every day',
+      'Every week',
+      'Every month',
+    ]);
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Immediately' }).checked).toBe(true);
+    cleanup();
+
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(
+      new Response(JSON.stringify({ ...me, data: { notification_emails: 'immediately' } }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    show('/users/me/settings?tab=notifications', { notification_emails: 'daily' });
+    fireEvent.click(screen.getByRole('radio', { name: 'Immediately' }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+      await Promise.resolve();
+    });
+    const [, init] = fetchSpy.mock.calls[0] ?? [];
+    expect(init?.method).toBe('PUT');
+    expect(typeof init?.body).toBe('string');
+    expect(JSON.parse(init?.body as string)).toEqual({ data: { notification_emails: 'immediately' } });
+  });
 });
 
 describe('UserSettings profile checks', () => {

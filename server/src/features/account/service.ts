@@ -22,6 +22,7 @@ import { canMakeDefaultGroup } from '../groups/policy.js';
 import { findMembership } from '../memberships/queries.js';
 import { canBeAvatarOf } from '../files/policy.js';
 import { findFile } from '../files/queries.js';
+import { queueImmediateMailOf } from '../notifications/mailing.js';
 import { canEditUser } from './policy.js';
 import { getMe } from '../users/service.js';
 import {
@@ -150,6 +151,9 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     // A password change does not rotate the key (the 0.5.6 client would log itself out).
     if (changes.password_hash !== undefined) await queueMail(ctx, effects, passwordChangedMail(ctx.config, user));
     if (newLogin !== undefined) await queueMail(ctx, effects, loginChangedMail(ctx.config, caller.login, user));
+    if (changes.notification_emails === 'immediately' && caller.notification_emails !== 'immediately') {
+      await queueImmediateMailOf(ctx, effects, caller.id);
+    }
     return user;
   });
   return getMe(ctx, updated);

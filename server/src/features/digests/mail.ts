@@ -1,5 +1,5 @@
+import type { NotificationEmailFrequency } from '@kith/common';
 import type { Config } from '../../config.js';
-import type { DigestFrequency } from '../../jobs/job-queue.js';
 import { renderMailBody, type Block } from '../../mail/layout.js';
 import type { MailDraft } from '../../mail/queue.js';
 import { mailLanguage, translator } from '../../mail/texts.js';
@@ -19,8 +19,11 @@ export interface DigestItem {
   imageUrl: string | null;
 }
 
+/** The frequencies that send mails: the scheduled digests' and `immediately`. */
+export type MailFrequency = Exclude<NotificationEmailFrequency, 'none'>;
+
 export interface DigestContent {
-  frequency: DigestFrequency;
+  frequency: MailFrequency;
   /** Listed items, newest first; `total` counts the ones left out as well. */
   items: DigestItem[];
   total: number;
@@ -29,7 +32,8 @@ export interface DigestContent {
 
 /**
  * The digest e-mail (docs/api §10.8): the new posts and comments grouped by group, each linking to
- * its message, then the unsubscribe link, which also goes into the RFC 8058 one-click headers.
+ * its message, then the unsubscribe link, which also goes into the RFC 8058 one-click headers. An
+ * immediate mail is the same mail with a subject and an opening line about what just happened.
  */
 export function digestMail(
   config: Pick<Config, 'publicUrl' | 'defaultLang'>,
@@ -38,11 +42,12 @@ export function digestMail(
 ): MailDraft {
   const lang = mailLanguage(user.lang, config.defaultLang);
   const t = translator(lang);
-  const subject = t('digest_subject', { count: content.total });
+  const immediate = content.frequency === 'immediately';
+  const subject = t(immediate ? 'immediate_subject' : 'digest_subject', { count: content.total });
 
   const blocks: Block[] = [
     { kind: 'paragraph', text: t('greeting', { name: user.name }) },
-    { kind: 'paragraph', text: t('digest_intro') },
+    { kind: 'paragraph', text: t(immediate ? 'immediate_intro' : 'digest_intro') },
   ];
   // Groups in the order of their newest item; items newest first within a group.
   const groups = new Map<string, DigestItem[]>();
@@ -84,7 +89,7 @@ export function digestMail(
     ],
   });
   return {
-    kind: 'digest',
+    kind: immediate ? 'immediate' : 'digest',
     to: user.login,
     subject,
     text,

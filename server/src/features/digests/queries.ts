@@ -39,7 +39,7 @@ export async function advanceDigestSlot(db: Q, frequency: DigestFrequency, slot:
 export function usersWithUnmailed(
   db: Q,
   frequency: DigestFrequency,
-  types: string[],
+  types: readonly string[],
   after: string,
   limit: number,
 ): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>[]> {
@@ -68,7 +68,7 @@ export function usersWithUnmailed(
 export function unmailedNotifications(
   db: Q,
   userId: string,
-  types: string[],
+  types: readonly string[],
   limit: number,
 ): Promise<NotificationView[]> {
   return selectNotifications(db)
@@ -82,9 +82,35 @@ export function unmailedNotifications(
     .execute();
 }
 
-/** Records that the notifications of `ids` went out in a digest at `now`. */
-export async function markEmailed(db: Q, ids: string[], now: number): Promise<void> {
-  await db.updateTable('notifications').set({ emailed_at: now }).where('id', 'in', ids).execute();
+/**
+ * Claims the notifications of `ids` that no mail has taken yet for the mail being written at `now`,
+ * and answers their ids. A digest and an immediate mail written at the same time for one user (two
+ * jobs, two processes) thus never list the same notification: on PostgreSQL the second UPDATE waits
+ * for the first's commit and then finds those rows taken; SQLite has one writer at a time.
+ */
+export async function claimForMail(db: Q, ids: string[], now: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('notifications')
+    .set({ emailed_at: now })
+    .where('id', 'in', ids)
+    .where('emailed_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The user if their notification e-mails are (still) set to `frequency`. */
+export function findUserOnFrequency(
+  db: Q,
+  userId: string,
+  frequency: string,
+): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang'> | undefined> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'login', 'name', 'lang'])
+    .where('id', '=', userId)
+    .where('notification_emails', '=', frequency)
+    .executeTakeFirst();
 }
 
 /** Sets a user's notification e-mails to `none`; false when there is no such user. */

@@ -5,12 +5,13 @@ import { queueMail } from '../../mail/queue.js';
 import { signedImageUrl } from '../files/signing.js';
 import { previewsOf } from '../messages/queries.js';
 import type { UserRow } from '../../db/rows.js';
-import { digestMail, type DigestItem } from './mail.js';
+import { MAILED_NOTIFICATION_TYPES } from '../notifications/mailing.js';
+import { digestMail, type DigestItem, type MailFrequency } from './mail.js';
 import {
   advanceDigestSlot,
+  claimForMail,
   findDigestSlot,
   insertDigestSlot,
-  markEmailed,
   turnOffNotificationEmails,
   unmailedNotifications,
   usersWithUnmailed,
@@ -18,8 +19,8 @@ import {
 import { DIGEST_FREQUENCIES, latestSlot } from './schedule.js';
 import { unsubscribeToken, unsubscribeUrls } from './unsubscribe.js';
 
-/** The notifications a digest lists (docs/api §10.8). */
-const DIGEST_TYPES = ['new_message', 'new_comment'];
+/** The notifications a digest or an immediate mail lists (docs/api §10.8): one rule for both. */
+const DIGEST_TYPES = MAILED_NOTIFICATION_TYPES;
 /** Items written out in one mail; the rest are counted ("and 12 more"). */
 export const DIGEST_LISTED = 50;
 /** Notifications one digest takes at most; any beyond wait for the next one. */
@@ -79,7 +80,7 @@ export function registerDigestHandler(ctx: AppContext, queue: JobQueue): void {
   });
 }
 
-type Recipient = Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>;
+export type Recipient = Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>;
 
 /** Users of `frequency` with at least one unread, unmailed post or comment notification, by id. */
 function dueUsers(ctx: AppContext, frequency: DigestFrequency, after: string): Promise<Recipient[]> {
@@ -91,15 +92,24 @@ function pendingNotifications(tx: Tx, userId: string) {
   return unmailedNotifications(tx, userId, DIGEST_TYPES, DIGEST_TAKEN);
 }
 
-async function sendDigest(ctx: AppContext, user: Recipient, frequency: DigestFrequency): Promise<void> {
+/**
+ * Writes one user's mail of everything not mailed yet (a digest, or an immediate mail): one
+ * transaction claims the notifications it lists and queues the mail, so a run interrupted half-way
+ * and retried never mails them twice. Nothing left: no mail.
+ */
+export async function sendDigest(ctx: AppContext, user: Recipient, frequency: MailFrequency): Promise<void> {
   await transaction(ctx, async (tx, effects) => {
-    const pending = await pendingNotifications(tx, user.id);
-    if (pending.length === 0) return;
+    const found = await pendingNotifications(tx, user.id);
+    if (found.length === 0) return;
     const now = ctx.clock.now();
-    for (let i = 0; i < pending.length; i += 500) {
-      const ids = pending.slice(i, i + 500).map((n) => n.id);
-      await markEmailed(tx, ids, now);
+    const claimed = new Set<string>();
+    for (let i = 0; i < found.length; i += 500) {
+      const ids = found.slice(i, i + 500).map((n) => n.id);
+      for (const id of await claimForMail(tx, ids, now)) claimed.add(id);
     }
+    // Another mail written at the same moment took the rest.
+    const pending = found.filter((n) => claimed.has(n.id));
+    if (pending.length === 0) return;
 
     const listed = pending.slice(0, DIGEST_LISTED);
     // A comment shows its own picture, else its parent's (the card the reader knows).

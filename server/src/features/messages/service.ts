@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
 import { canPostInGroup } from '../groups/policy.js';
 import { findMembership } from '../memberships/queries.js';
+import { queueImmediateMails } from '../notifications/mailing.js';
 import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
@@ -189,7 +190,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     await touchGroup(tx, groupId, now);
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
     // The members' notifications, then the post or reply itself: the order their live events go in.
-    await notifyNewMessage(tx, effects, user, message, parent, now);
+    await notifyNewMessage(ctx, tx, effects, user, message, parent, now);
     effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
     // Its card picture, without files, is the preview of its first URL: a job of this transaction.
     if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
@@ -203,6 +204,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
  * own transaction: one commit per post, and a rolled-back message leaves no notification behind.
  */
 async function notifyNewMessage(
+  ctx: AppContext,
   tx: Tx,
   effects: Effects,
   author: UserRow,
@@ -211,13 +213,14 @@ async function notifyNewMessage(
   now: number,
 ): Promise<CreatedNotification[]> {
   const fromMessage = parent ?? message;
-  return notifyGroupMembers(
+  const type = parent === undefined ? 'new_message' : 'new_comment';
+  const created = await notifyGroupMembers(
     tx,
     effects,
     message.group_id,
     author.id,
     {
-      type: parent === undefined ? 'new_message' : 'new_comment',
+      type,
       target: message.id,
       fromUserId: author.id,
       fromGroupId: message.group_id,
@@ -226,6 +229,9 @@ async function notifyNewMessage(
     },
     now,
   );
+  // Members on `immediately` hear of it by mail a couple of minutes later, with what follows.
+  await queueImmediateMails(ctx, tx, effects, type, created);
+  return created;
 }
 
 /** GET /api/messages/{id} */

@@ -88,3 +88,15 @@ export async function setNotificationRead(db: Q, id: string, read: boolean): Pro
 export async function deleteNotificationById(db: Q, id: string): Promise<void> {
   await db.deleteFrom('notifications').where('id', '=', id).execute();
 }
+
+/** Which of `userIds` have their notification e-mails set to `frequency` (`users_notification_emails`). */
+export async function usersWithFrequency(db: Q, userIds: string[], frequency: string): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('notification_emails', '=', frequency)
+    .where('id', 'in', userIds)
+    .execute();
+  return rows.map((row) => row.id);
+}

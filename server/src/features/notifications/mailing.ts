@@ -1,0 +1,58 @@
+import type { NotificationType } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import type { Effects, Tx } from '../../db/transaction.js';
+import { usersWithFrequency } from './queries.js';
+import type { CreatedNotification } from './service.js';
+
+/**
+ * The notifications that go out by e-mail, in digests and immediate mails alike (docs/api §10.8):
+ * new posts and comments. Every other type (joins, renames, reactions…) stays in the app.
+ */
+export const MAILED_NOTIFICATION_TYPES: readonly NotificationType[] = ['new_message', 'new_comment'];
+
+/** A user's mail waits for the delay; while it waits, it is the one job of that user. */
+function immediateJobOptions(ctx: Pick<AppContext, 'config'>) {
+  return { delayMs: ctx.config.immediateMailDelayMs, unique: true, maxAttempts: 10 };
+}
+
+/** Recipients looked up per query (well under both engines' bound-parameter limits). */
+const LOOKUP_CHUNK = 500;
+
+/**
+ * Starts the mail of the recipients on `immediately` (docs/api §10.8), in the transaction that
+ * created their notifications, so the job exists exactly when they do and survives a crash. Each
+ * user's mail leaves `IMMEDIATE_MAIL_DELAY_SECONDS` after the first of a burst: while their job
+ * waits, further activity joins it (the job is recorded once per user), and the job sends all that
+ * is unmailed when it runs. Activity after it ran starts the next one.
+ */
+export async function queueImmediateMails(
+  ctx: Pick<AppContext, 'config'>,
+  tx: Tx,
+  effects: Effects,
+  type: NotificationType,
+  created: readonly CreatedNotification[],
+): Promise<void> {
+  if (!ctx.config.allowEmail || !MAILED_NOTIFICATION_TYPES.includes(type)) return;
+  const recipients = [...new Set(created.map((n) => n.userId))];
+  for (let i = 0; i < recipients.length; i += LOOKUP_CHUNK) {
+    const immediate = await usersWithFrequency(tx, recipients.slice(i, i + LOOKUP_CHUNK), 'immediately');
+    await effects.enqueueMany(
+      'send-immediate-mail',
+      immediate.map((userId) => ({ userId })),
+      immediateJobOptions(ctx),
+    );
+  }
+}
+
+/**
+ * A user who has just chosen `immediately` gets what is already waiting for a mail (say the
+ * morning's posts, unmailed while on `daily`) a delay later, rather than with the next activity.
+ */
+export async function queueImmediateMailOf(
+  ctx: Pick<AppContext, 'config'>,
+  effects: Effects,
+  userId: string,
+): Promise<void> {
+  if (!ctx.config.allowEmail) return;
+  await effects.enqueue('send-immediate-mail', { userId }, immediateJobOptions(ctx));
+}
