@@ -19,6 +19,7 @@ export function audienceOf(event: KithEvent): Audience {
       return { userId: event.userId };
     case 'message':
     case 'comment':
+    case 'reactions':
       return { groupId: event.groupId };
     case 'disconnect':
       return null;
