@@ -70,6 +70,7 @@ export const MESSAGE_KEYS = [
   'lineage',
   'parent',
   'preview',
+  'reactions',
   'type',
 ].sort();
 
@@ -89,6 +90,7 @@ export const PREVIEW_KEYS = [
   'isInFront',
   'lastActivityDate',
   'preview',
+  'reactions',
   'type',
 ].sort();
 

@@ -112,7 +112,10 @@ export const Info = Type.Object({
   upload: Flags(UPLOAD_KEYS),
   default_lang: Type.String(),
   allow_email: Type.Boolean(),
-  show: Flags(['group_invitation_links', 'public_links', 'link_previews', 'reactions'] as const),
+  show: Flags(['group_invitation_links', 'public_links', 'link_previews'] as const),
+  reactions: Type.Boolean({
+    description: 'Kith addition (issue 20): members may react with an emoji (REACTIONS_ENABLED)',
+  }),
   limits: Type.Object({
     text: Type.Integer(),
     title: Type.Integer(),
@@ -187,12 +190,15 @@ export const ReactionSummary = Type.Object({
   emoji: Type.String({ description: 'one emoji (one grapheme)' }),
   count: Type.Integer({ description: 'how many people used it' }),
   mine: Type.Boolean({ description: 'the caller used it' }),
-  reactionId: Nullable(Type.String({ description: 'the caller’s reaction with this emoji, to remove it; null when not mine' })),
+  reactionId: Nullable(
+    Type.String({ description: 'the caller’s reaction with this emoji, to remove it; null when not mine' }),
+  ),
   users: Type.Array(ReactionUser, { description: 'who used it, first first; empty on the public view' }),
 });
 export type ReactionSummary = Static<typeof ReactionSummary>;
 export const ReactionSummaries = Type.Array(ReactionSummary, {
-  description: 'Kith addition (issue 20): the message’s reactions by emoji, in the order first used; [] when reactions are off',
+  description:
+    'Kith addition (issue 20): the message’s reactions by emoji, in the order first used; [] when reactions are off',
 });
 
 /** POST /api/messages/{id}/reactions. */

@@ -199,6 +199,7 @@ describe('bookmarks (§9, §2.8)', () => {
           children: 2,
           isInFront: true,
           isDeleted: false,
+          reactions: [],
         });
       }
       // Without expand, message stays a reference.

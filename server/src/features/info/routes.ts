@@ -25,9 +25,9 @@ export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
       group_invitation_links: config.showInvitationLinks,
       public_links: config.publicLinks,
       link_previews: config.linkPreviews,
-      // reactions: whether members may react with an emoji (REACTIONS_ENABLED, issue 20).
-      reactions: config.reactions,
     },
+    // Whether members may react with an emoji (REACTIONS_ENABLED, issue 20).
+    reactions: config.reactions,
     limits: {
       text: LIMITS.text,
       title: LIMITS.title,

@@ -179,6 +179,7 @@ describe('POST /api/messages (§6.1)', () => {
       isInFront: true,
       isPublic: false,
       isDeleted: false,
+      reactions: [],
       can: { edit: true, delete: true, publish: false },
     });
     expect(res.body.id).not.toBe(sentId);
@@ -1072,6 +1073,7 @@ describe('GET /api/messages/{id}/preview (§6.5)', () => {
       children: 2,
       isInFront: true,
       isDeleted: false,
+      reactions: [],
     });
     const ofReply = await h.api.get(`/messages/${first.id}/preview`, { key: ana.key });
     expect(ofReply.body.children).toBe(1);
@@ -1306,6 +1308,7 @@ describe('GET /api/groups/{id}/feed (§11.1)', () => {
       children: 0,
       isInFront: true,
       isDeleted: false,
+      reactions: [],
       truncated: true,
       unread: false,
     });

@@ -438,13 +438,13 @@ describe('reactions turned off (REACTIONS_ENABLED=false)', () => {
     const feed = await h.api.get(`/groups/${group.id}/feed`, { key: ana.key });
     expect(feed.body.messages[0].reactions).toEqual([]);
     const info = await h.api.get('/info');
-    expect(info.body.show.reactions).toBe(false);
+    expect(info.body.reactions).toBe(false);
   });
 });
 
 describe('reactions switch on by default', () => {
   const h = useTestApp();
   it('says so in /api/info', async () => {
-    expect((await h.api.get('/info')).body.show.reactions).toBe(true);
+    expect((await h.api.get('/info')).body.reactions).toBe(true);
   });
 });
