@@ -37,6 +37,7 @@ export function message(overrides: Partial<Message> = {}): Message {
     isInFront: false,
     isPublic: false,
     isDeleted: false,
+    reactions: [],
     can: { edit: false, delete: false, publish: false },
     ...overrides,
   };

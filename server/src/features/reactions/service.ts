@@ -55,7 +55,8 @@ async function notifyAuthor(tx: Tx, effects: Effects, reactor: UserRow, message:
       target: message.id,
       fromUserId: reactor.id,
       fromGroupId: message.group_id,
-      fromMessageId: message.id,
+      // As for new_comment: a reaction to a reply names its parent, so the link opens the thread there.
+      fromMessageId: message.parent_id ?? message.id,
       title: await notificationTitle(tx, message),
     },
     now,

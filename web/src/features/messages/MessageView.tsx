@@ -10,6 +10,7 @@ import { Writer } from '../composer/Writer';
 import { PublicLinkPanel } from '../share/PublicLinkPanel';
 import { MessageContent } from './MessageContent';
 import { MessageHead } from './MessageHead';
+import { Reactions } from './Reactions';
 import { useMessageActions } from './useMessageActions';
 import styles from './MessageView.module.css';
 
@@ -144,7 +145,10 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
           }}
         />
       ) : (
-        <MessageContent message={message} groupId={message.group?.id} />
+        <>
+          <MessageContent message={message} groupId={message.group?.id} />
+          <Reactions messageId={message.id} reactions={message.reactions} />
+        </>
       )}
     </div>
   );
