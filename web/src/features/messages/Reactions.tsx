@@ -135,9 +135,10 @@ export function Reactions({ messageId, reactions }: { messageId: string; reactio
           onFocus={() => setShown(summary.emoji)}
           onBlur={() => setShown(null)}
           onPointerDown={(event) => {
-            if (event.pointerType !== 'touch') return;
+            // Every new press starts afresh: a long press whose click never came swallows nothing.
             press.current.long = false;
             endPress();
+            if (event.pointerType !== 'touch') return;
             press.current.timer = setTimeout(() => {
               press.current.long = true;
               setShown(summary.emoji);
