@@ -90,9 +90,14 @@ describe('reactions (issue 20)', () => {
 
     it('counts the same emoji of two people, and several emoji of one person, in the order first used', async () => {
       const message = await post(ana, group);
+      // The order is that of the reactions' times: the test clock moves between them.
+      const tick = () => h.t.clock.advance(1000);
       await reacted(ben, message.id, '❤️');
+      tick();
       await reacted(cleo, message.id, '🎉');
+      tick();
       await reacted(cleo, message.id, '❤️');
+      tick();
       const summary = await reacted(ben, message.id, '👨‍👩‍👧');
       expect(summary.map((s: Json) => [s.emoji, s.count, s.mine])).toEqual([
         ['❤️', 2, true],
