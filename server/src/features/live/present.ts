@@ -64,7 +64,10 @@ async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: Kit
     }
     case 'reactions': {
       if (!signer.config.reactions) return null;
-      const [row, views] = await Promise.all([findMessage(db, event.messageId), reactionViewsOf(db, [event.messageId])]);
+      const [row, views] = await Promise.all([
+        findMessage(db, event.messageId),
+        reactionViewsOf(db, [event.messageId]),
+      ]);
       if (row === undefined || row.is_deleted === 1) return null;
       return { event: 'reactions', data: presentReactionsEvent(row, views.get(row.id) ?? []) };
     }

@@ -108,15 +108,7 @@ export async function groupFeed(
     const view = byId.get(id);
     return view === undefined
       ? []
-      : [
-          presentFeedItem(
-            view,
-            counts.get(id) ?? 0,
-            unread.has(id),
-            previews.get(id) ?? null,
-            reactions.get(id) ?? [],
-          ),
-        ];
+      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
   });
   const last = shown.at(-1);
   const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;

@@ -47,11 +47,7 @@ export function listNotifications(
 ): Promise<NotificationView[]> {
   let query = selectNotifications(db).where('n.user_id', '=', userId);
   if (!include.reactions) query = query.where('n.type', '!=', 'new_reaction');
-  return query
-    .orderBy('n.created_at', 'desc')
-    .orderBy('n.id', 'desc')
-    .limit(limit)
-    .execute();
+  return query.orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(limit).execute();
 }
 
 /** One notification, only if it belongs to `userId` (others answer 404, docs/api §1.8). */

@@ -18,9 +18,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     return (await listNotifications(ctx.db.kysely, userId, limit, { reactions })).map(presentNotification);
   };
 
-  route(app, 'GET /api/me/notifications', (request, _reply, user) =>
-    list(user.id, undefined, request.query.include),
-  );
+  route(app, 'GET /api/me/notifications', (request, _reply, user) => list(user.id, undefined, request.query.include));
   route(app, 'GET /api/me/notifications/{limit}', (request, _reply, user) =>
     list(user.id, request.params.limit, request.query.include),
   );
