@@ -143,6 +143,28 @@ describe('reactions', () => {
     await page.waitForURL(new RegExp(`/messages/${messageId}$`));
   });
 
+  step('a comment has a bar of its own', async () => {
+    const reply = await api<{ id: string }>(
+      kith,
+      'POST',
+      '/messages',
+      { group: homeId, parent: messageId, data: { text: 'Lovely light too.' } },
+      anaKey,
+    );
+    expect(reply.status).toBe(201);
+    const { page } = ben;
+    await page.goto(`${kith.url}/messages/${messageId}`);
+    const comment = page.locator(`[id="comment-${reply.body.id}"]`);
+    await comment.getByRole('button', { name: 'Add a reaction' }).click();
+    await comment.getByRole('group', { name: 'Add a reaction' }).getByRole('button', { name: 'React with 😂' }).click();
+    await visible(comment.getByRole('button', { name: 'Reaction 😂: 1' }));
+    // The post's own bar is unchanged.
+    await visible(page.getByRole('button', { name: 'Reaction 👍: 1' }));
+    expect(await page.getByRole('button', { name: /^Reaction 😂/ }).count()).toBe(1);
+    await page.screenshot({ path: '/tmp/reactions-comment-1280.png' });
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
   step('in Russian the bar, the names and the card read in Russian', async () => {
     const res = await api(kith, 'PUT', `/users/${anaId}`, { data: { lang: 'ru_RU' } }, anaKey);
     expect(res.status).toBe(200);
@@ -160,7 +182,7 @@ describe('reactions', () => {
     const wide = await newPage(browser, 'desktop');
     await signIn(kith, wide.page, 'ana@example.org');
     await wide.page.goto(`${kith.url}/messages/${messageId}`);
-    await wide.page.getByRole('button', { name: 'Добавить реакцию' }).click();
+    await wide.page.getByRole('button', { name: 'Добавить реакцию' }).first().click();
     await visible(wide.page.getByRole('group', { name: 'Добавить реакцию' }));
     await wide.page.screenshot({ path: '/tmp/reactions-ru-1280.png' });
     await ru.context.close();
