@@ -17,6 +17,8 @@ export const NOTIFICATION_TYPES = [
   'user_left_group',
   'group_name_change',
   'global_notification',
+  // Kith addition (issue 20): someone reacted to the recipient's message; listed only to clients that ask for it.
+  'new_reaction',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'too_many_files',
   'invalid_file',
   'invalid_parent',
+  'invalid_reaction',
   'invalid_avatar',
   'invite_key_required',
   'invalid_invite_key',

@@ -4,6 +4,7 @@ export * from './language-names.js';
 export * from './enums.js';
 export * from './errors.js';
 export * from './validation.js';
+export * from './reactions.js';
 export * from './api/schemas.js';
 export * from './api/search-schemas.js';
 export * from './api/link-schemas.js';

@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { LIMITS, type EndpointAuth } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
 import { bookmarkRoutes } from './features/bookmarks/routes.js';
+import { reactionRoutes } from './features/reactions/routes.js';
 import { fileBytesRoutes, fileRoutes } from './features/files/routes.js';
 import { linkRoutes } from './features/links/routes.js';
 import { eventRoutes } from './features/live/stream.js';
@@ -219,6 +220,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       linkRoutes(api, ctx);
       messageRoutes(api, ctx);
       bookmarkRoutes(api, ctx);
+      reactionRoutes(api, ctx);
       eventRoutes(api, ctx);
       digestRoutes(api, ctx);
     },

@@ -81,6 +81,8 @@ export interface Config {
   showInvitationLinks: boolean;
   /** `PUBLIC_LINKS`: allow public links to messages (default true). */
   publicLinks: boolean;
+  /** `REACTIONS_ENABLED`: members may react to messages with an emoji (default true; issue 20). */
+  reactions: boolean;
   /** `TRUSTED_PROXIES`: comma-separated addresses or CIDR ranges whose `X-Forwarded-For` is believed. */
   trustedProxies: string[];
   /** `CORS_ORIGINS`: comma-separated origins allowed to call the API from another site (default none). */
@@ -285,6 +287,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const smtpTlsInsecure = bool('SMTP_TLS_INSECURE', false);
   const showInvitationLinks = bool('SHOW_INVITATION_LINKS', true);
   const publicLinks = bool('PUBLIC_LINKS', true);
+  const reactions = bool('REACTIONS_ENABLED', true);
   const apiDocs = bool('API_DOCS', true);
   const linkPreviews = bool('LINK_PREVIEWS', true);
   const linkPreviewAllowLoopback = bool('LINK_PREVIEW_ALLOW_LOOPBACK', false);
@@ -318,6 +321,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     defaultNotificationEmails: frequency as NotificationEmailFrequency,
     showInvitationLinks,
     publicLinks,
+    reactions,
     trustedProxies,
     corsOrigins,
     secretKey,

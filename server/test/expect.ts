@@ -71,6 +71,7 @@ export const MESSAGE_KEYS = [
   'parent',
   'pinnedInGroup',
   'preview',
+  'reactions',
   'type',
 ].sort();
 
@@ -94,6 +95,7 @@ export const PREVIEW_KEYS = [
   'lastActivityDate',
   'pinnedInGroup',
   'preview',
+  'reactions',
   'type',
 ].sort();
 

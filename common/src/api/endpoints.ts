@@ -23,6 +23,8 @@ import {
   Notification,
   NotificationUpdateBody,
   PublicLinkAnswer,
+  ReactionBody,
+  ReactionSummaries,
   ReadAllAnswer,
   ReadAllBody,
   Readiness,
@@ -91,10 +93,16 @@ const StopByToken = {
   response: { 200: StopEmailsAnswer },
   errors: [400, 429],
 } as const;
+const NotificationsQuery = Type.Object({
+  include: Type.Optional(
+    Type.Literal('reactions', { description: 'Kith addition (issue 20): also list new_reaction notifications' }),
+  ),
+});
 const notificationList = {
   summary: 'The caller’s notifications, newest first (default 50, at most 200)',
   tag: 'notifications',
   auth: 'key',
+  query: NotificationsQuery,
   response: { 200: Type.Array(Notification) },
 } as const;
 const bookmarkList = {
@@ -380,6 +388,30 @@ export const endpoints = table({
     body: SearchBody,
     response: { 200: SearchAnswer },
     errors: [404],
+  },
+
+  // Reactions (Kith addition, issue 20; Zusam 0.6.1's paths)
+  'POST /api/messages/{id}/reactions': {
+    summary: 'React to a message with one emoji (already used: unchanged); answers its reactions',
+    tag: 'reactions',
+    auth: 'key',
+    body: ReactionBody,
+    response: { 200: ReactionSummaries },
+    errors: [403, 404],
+  },
+  'GET /api/messages/{id}/reactions': {
+    summary: 'A message’s reactions by emoji',
+    tag: 'reactions',
+    auth: 'key',
+    response: { 200: ReactionSummaries },
+    errors: [404],
+  },
+  'DELETE /api/messages/{id}/reactions/{reactionId}': {
+    summary: 'Take back one of the caller’s reactions; answers the message’s reactions',
+    tag: 'reactions',
+    auth: 'key',
+    response: { 200: ReactionSummaries },
+    errors: [403, 404],
   },
 
   // Bookmarks (docs/api §9)

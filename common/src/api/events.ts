@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { FileObject, MessagePreview, MessageRef, Notification } from './schemas.js';
+import { FileObject, MessagePreview, MessageRef, Notification, ReactionUser } from './schemas.js';
 
 /**
  * The live events of `GET /api/events` (docs/api §11.4): each `event:` name with the JSON of its
@@ -14,6 +14,24 @@ export const CommentEvent = Type.Object({
   lineage: Type.Array(Type.String(), { description: 'ancestor ids, nearest parent first, root last' }),
 });
 
+/**
+ * A message's reactions changed (issue 20). Sent once to every member, so nothing in it is the
+ * receiver's own: each client finds `mine` and its `reactionId` among `users` by its own id.
+ */
+export const ReactionsEvent = Type.Object({
+  messageId: Type.String(),
+  groupId: Type.String(),
+  /** Its thread's post (itself for a post): the card the change shows on. */
+  rootId: Type.String(),
+  reactions: Type.Array(
+    Type.Object({
+      emoji: Type.String(),
+      count: Type.Integer(),
+      users: Type.Array(Type.Object({ ...ReactionUser.properties, reactionId: Type.String() })),
+    }),
+  ),
+});
+
 export const liveEvents = {
   /** A notification of the caller, as the notifications list shows it. */
   notification: Notification,
@@ -23,6 +41,8 @@ export const liveEvents = {
   pin: MessagePreview,
   /** A new reply. */
   comment: CommentEvent,
+  /** A message's reactions changed. */
+  reactions: ReactionsEvent,
   /** An upload of the caller changed status or progress. */
   file: FileObject,
   /** Events were missed that cannot be replayed: reload what is shown. */

@@ -113,6 +113,9 @@ export const Info = Type.Object({
   default_lang: Type.String(),
   allow_email: Type.Boolean(),
   show: Flags(['group_invitation_links', 'public_links', 'link_previews'] as const),
+  reactions: Type.Boolean({
+    description: 'Kith addition (issue 20): members may react with an emoji (REACTIONS_ENABLED)',
+  }),
   limits: Type.Object({
     text: Type.Integer(),
     title: Type.Integer(),
@@ -178,6 +181,29 @@ const MessageData = Type.Object(
   { description: 'keys that were never set are missing; {} on placeholders' },
 );
 
+/** Who used one emoji on a message (issue 20): names for the hover or long-press list. */
+export const ReactionUser = Type.Object({ id: Id, name: Type.String() });
+export type ReactionUser = Static<typeof ReactionUser>;
+
+/** One emoji of a message's reactions as the caller sees it (Kith addition, issue 20). */
+export const ReactionSummary = Type.Object({
+  emoji: Type.String({ description: 'one emoji (one grapheme)' }),
+  count: Type.Integer({ description: 'how many people used it' }),
+  mine: Type.Boolean({ description: 'the caller used it' }),
+  reactionId: Nullable(
+    Type.String({ description: 'the caller’s reaction with this emoji, to remove it; null when not mine' }),
+  ),
+  users: Type.Array(ReactionUser, { description: 'who used it, first first; empty on the public view' }),
+});
+export type ReactionSummary = Static<typeof ReactionSummary>;
+export const ReactionSummaries = Type.Array(ReactionSummary, {
+  description:
+    'Kith addition (issue 20): the message’s reactions by emoji, in the order first used; [] when reactions are off',
+});
+
+/** POST /api/messages/{id}/reactions. */
+export const ReactionBody = Type.Object({ reaction: Type.String({ description: 'one emoji' }) });
+
 /** What a message and its card share. */
 const MessageCommon = {
   id: Id,
@@ -198,6 +224,7 @@ const MessageCommon = {
       description: 'only on a pinned message (as Zusam 0.6.1): its place among the pinned ones, smaller first',
     }),
   ),
+  reactions: ReactionSummaries,
 };
 
 /** What the caller may do with a message (Kith addition to §2.4). */

@@ -104,6 +104,15 @@ export interface BookmarksTable {
   created_at: number;
 }
 
+/** One emoji of one user on one message (migration 0014). */
+export interface ReactionsTable {
+  id: string;
+  message_id: string;
+  user_id: string;
+  emoji: string;
+  created_at: number;
+}
+
 /** A link preview (docs/api §2.9, §7.5): the last fetch of one URL, shared by every user. */
 export interface LinksTable {
   id: string;
@@ -198,4 +207,5 @@ export interface Database {
   links: LinksTable;
   jobs: JobsTable;
   digest_runs: DigestRunsTable;
+  reactions: ReactionsTable;
 }

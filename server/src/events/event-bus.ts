@@ -13,6 +13,8 @@ export type KithEvent =
   | { type: 'pin'; groupId: string; messageId: string }
   /** A reply was created in `groupId`. */
   | { type: 'comment'; groupId: string; messageId: string }
+  /** The reactions of message `messageId` of `groupId` changed (issue 20). */
+  | { type: 'reactions'; groupId: string; messageId: string }
   /** A file uploaded by `userId` changed status or progress. */
   | { type: 'file'; userId: string; fileId: string }
   /** The streams of `userId` must end (key reset, account deleted). */

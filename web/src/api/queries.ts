@@ -100,7 +100,12 @@ export function useMessage(id: string | undefined) {
 const notificationsQuery = queryOptions({
   queryKey: keys.notifications,
   queryFn: ({ signal }) =>
-    call('GET /api/me/notifications/{limit}', { params: { limit: String(LIMITS.notificationsShown + 1) }, signal }),
+    call('GET /api/me/notifications/{limit}', {
+      params: { limit: String(LIMITS.notificationsShown + 1) },
+      // Kith's client lists reaction notifications too; the 0.5.6 client, which cannot show them, does not ask.
+      query: { include: 'reactions' },
+      signal,
+    }),
 });
 
 export function useNotifications(enabled = true) {

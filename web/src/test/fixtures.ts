@@ -38,6 +38,7 @@ export function message(overrides: Partial<Message> = {}): Message {
     isPublic: false,
     isDeleted: false,
     pinnedInGroup: false,
+    reactions: [],
     can: { edit: false, delete: false, publish: false, pin: false },
     ...overrides,
   };

@@ -200,6 +200,7 @@ describe('bookmarks (§9, §2.8)', () => {
           isInFront: true,
           isDeleted: false,
           pinnedInGroup: false,
+          reactions: [],
         });
       }
       // Without expand, message stays a reference.

@@ -7,7 +7,7 @@ import { newId, parseId } from '../../lib/ids.js';
 import { parseLimit } from '../../lib/params.js';
 import { presentPreview } from '../messages/presenter.js';
 import { childCounts, findMessageViews, previewsOf } from '../messages/queries.js';
-import { loadReadableMessage } from '../messages/service.js';
+import { loadReadableMessage, reactionSummariesOf } from '../messages/service.js';
 import type { UserRow } from '../../db/rows.js';
 import { deleteOwnBookmark, insertBookmark, listReadableBookmarks, loadBookmark, type BookmarkRow } from './queries.js';
 
@@ -62,16 +62,27 @@ export async function listBookmarks(
   const rows = await listReadableBookmarks(db, user.id, limit);
   if (!expand) return rows.map((b) => presentBookmark(b));
   const ids = rows.map((b) => b.message_id);
-  const [views, counts, previews] = await Promise.all([
+  const [views, counts, previews, reactions] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),
     previewsOf(ctx, db, ids),
+    reactionSummariesOf(ctx, db, ids, user.id),
   ]);
   const byId = new Map(views.map((v) => [v.id, v]));
   return rows.flatMap((b) => {
     const view = byId.get(b.message_id);
     return view === undefined
       ? []
-      : [presentBookmark(b, presentPreview(view, counts.get(b.message_id) ?? 0, previews.get(b.message_id) ?? null))];
+      : [
+          presentBookmark(
+            b,
+            presentPreview(
+              view,
+              counts.get(b.message_id) ?? 0,
+              previews.get(b.message_id) ?? null,
+              reactions.get(b.message_id) ?? [],
+            ),
+          ),
+        ];
   });
 }

@@ -6,6 +6,12 @@ import type { UserRow } from '../../db/rows.js';
 
 type Q = Kysely<Database>;
 
+/**
+ * Notification types never sent by e-mail, whatever list of types a caller selects: a reaction
+ * alone never sends mail (issue 20). Digests and immediate mails share these selections.
+ */
+const NEVER_MAILED = ['new_reaction'];
+
 /** The slot (ms) a frequency's digests were last started for, undefined before its first check. */
 export async function findDigestSlot(db: Q, frequency: DigestFrequency): Promise<number | undefined> {
   const row = await db.selectFrom('digest_runs').select('slot').where('frequency', '=', frequency).executeTakeFirst();
@@ -56,7 +62,8 @@ export function usersWithUnmailed(
           .whereRef('n.user_id', '=', 'u.id')
           .where('n.read', '=', 0)
           .where('n.emailed_at', 'is', null)
-          .where('n.type', 'in', types),
+          .where('n.type', 'in', types)
+          .where('n.type', 'not in', NEVER_MAILED),
       ),
     )
     .orderBy('u.id')
@@ -76,6 +83,7 @@ export function unmailedNotifications(
     .where('n.read', '=', 0)
     .where('n.emailed_at', 'is', null)
     .where('n.type', 'in', types)
+    .where('n.type', 'not in', NEVER_MAILED)
     .orderBy('n.created_at', 'desc')
     .orderBy('n.id')
     .limit(limit)

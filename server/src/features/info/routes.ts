@@ -26,6 +26,8 @@ export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
       public_links: config.publicLinks,
       link_previews: config.linkPreviews,
     },
+    // Whether members may react with an emoji (REACTIONS_ENABLED, issue 20).
+    reactions: config.reactions,
     limits: {
       text: LIMITS.text,
       title: LIMITS.title,

@@ -20,6 +20,7 @@ export function audienceOf(event: KithEvent): Audience {
     case 'message':
     case 'pin':
     case 'comment':
+    case 'reactions':
       return { groupId: event.groupId };
     case 'disconnect':
       return null;

@@ -4,7 +4,8 @@ import type { Database } from '../../db/schema.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { findFile } from '../files/queries.js';
 import { previewAnswer } from '../messages/service.js';
-import { findMessage, lineageOf } from '../messages/queries.js';
+import { findMessage, lineageOf, reactionViewsOf } from '../messages/queries.js';
+import { presentReactionsEvent } from '../reactions/presenter.js';
 import { presentNotification } from '../notifications/presenter.js';
 import { findOwnNotification } from '../notifications/queries.js';
 import { ApiError } from '../../lib/errors.js';
@@ -23,7 +24,7 @@ export function sseFrame(id: number, live: LiveEvent): string {
 /** A card, or null when the message is gone by now (deleted between the commit and the send). */
 async function previewOrNull(signer: FileSigner, db: Kysely<Database>, id: string) {
   try {
-    return await previewAnswer(signer, db, id);
+    return await previewAnswer(signer, db, id, null);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
@@ -64,6 +65,15 @@ async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: Kit
         lineage: lineageOf(row),
       };
       return { event: 'comment', data };
+    }
+    case 'reactions': {
+      if (!signer.config.reactions) return null;
+      const [row, views] = await Promise.all([
+        findMessage(db, event.messageId),
+        reactionViewsOf(db, [event.messageId]),
+      ]);
+      if (row === undefined || row.is_deleted === 1) return null;
+      return { event: 'reactions', data: presentReactionsEvent(row, views.get(row.id) ?? []) };
     }
     case 'file': {
       const file = await findFile(db, event.fileId);

@@ -17,7 +17,7 @@ import {
   previewsOf,
   unreadTargets,
 } from './queries.js';
-import { messageAnswer } from './service.js';
+import { messageAnswer, reactionSummariesOf } from './service.js';
 
 /** The group's front message count, once the caller may see the group (404 otherwise, §1.8). */
 async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<number> {
@@ -107,18 +107,19 @@ export async function groupFeed(
   const rows = await frontMessagesAfter(db, groupId, after, limit + 1, pinned);
   const shown = rows.slice(0, limit);
   const ids = [...(after === null ? pinned : []), ...shown.map((r) => r.id)];
-  const [views, counts, unread, previews] = await Promise.all([
+  const [views, counts, unread, previews, reactions] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),
     unreadThreadIds(db, user, groupId),
     previewsOf(ctx, db, ids),
+    reactionSummariesOf(ctx, db, ids, user.id),
   ]);
   const byId = new Map(views.map((v) => [v.id, v]));
   const messages = ids.flatMap((id) => {
     const view = byId.get(id);
     return view === undefined
       ? []
-      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null)];
+      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
   });
   const last = shown.at(-1);
   const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;

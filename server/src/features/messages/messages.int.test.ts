@@ -180,6 +180,7 @@ describe('POST /api/messages (§6.1)', () => {
       isPublic: false,
       isDeleted: false,
       pinnedInGroup: false,
+      reactions: [],
       can: { edit: true, delete: true, publish: false, pin: true },
     });
     expect(res.body.id).not.toBe(sentId);
@@ -1075,6 +1076,7 @@ describe('GET /api/messages/{id}/preview (§6.5)', () => {
       isInFront: true,
       isDeleted: false,
       pinnedInGroup: false,
+      reactions: [],
     });
     const ofReply = await h.api.get(`/messages/${first.id}/preview`, { key: ana.key });
     expect(ofReply.body.children).toBe(1);
@@ -1310,6 +1312,7 @@ describe('GET /api/groups/{id}/feed (§11.1)', () => {
       isInFront: true,
       isDeleted: false,
       pinnedInGroup: false,
+      reactions: [],
       truncated: true,
       unread: false,
     });

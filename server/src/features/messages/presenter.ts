@@ -1,10 +1,10 @@
-import type { FeedItem, FileObject, Message, MessagePreview } from '@kith/common';
+import type { FeedItem, FileObject, Message, MessagePreview, ReactionSummary } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { presentGroupRef } from '../groups/presenter.js';
 import { presentUser } from '../users/presenter.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
 import { messageAbilities } from './policy.js';
-import { lineageOf, type MessageView } from './queries.js';
+import { lineageOf, type MessageView, type ReactionView } from './queries.js';
 
 /** `data` with only the keys that were set; `{}` on a placeholder (docs/api §2.4). */
 export function presentData(m: Pick<MessageRow, 'title' | 'text' | 'no_embed' | 'is_deleted'>): Message['data'] {
@@ -26,7 +26,7 @@ function presentAuthor(m: MessageView) {
  * What a message and its card share (docs/api §2.4, §2.5). `preview` is the file at position 0,
  * else the preview image of the first URL's link (§10.6). Placeholders have none.
  */
-function presentCommon(m: MessageView, preview: FileObject | null) {
+function presentCommon(m: MessageView, preview: FileObject | null, reactions: ReactionSummary[]) {
   return {
     id: m.id,
     entityType: 'message' as const,
@@ -42,7 +42,35 @@ function presentCommon(m: MessageView, preview: FileObject | null) {
     pinnedInGroup: m.pin_order !== null,
     // Only on a pinned message, as Zusam 0.6.1 shows it (its client reads "pinned" from its presence).
     ...(m.pin_order === null ? {} : { sortOrder: m.pin_order }),
+    reactions: m.is_deleted === 1 ? [] : reactions,
   };
+}
+
+/**
+ * A message's reactions by emoji, in the order each was first used (issue 20), as `viewerId` sees
+ * them: `mine` and the `reactionId` to take it back. `users: false` leaves out who reacted (the
+ * public view shows no member's name).
+ */
+export function presentReactions(
+  rows: readonly ReactionView[],
+  viewerId: string | null,
+  options: { users: boolean } = { users: true },
+): ReactionSummary[] {
+  const byEmoji = new Map<string, ReactionSummary>();
+  for (const r of rows) {
+    let summary = byEmoji.get(r.emoji);
+    if (summary === undefined) {
+      summary = { emoji: r.emoji, count: 0, mine: false, reactionId: null, users: [] };
+      byEmoji.set(r.emoji, summary);
+    }
+    summary.count += 1;
+    if (options.users) summary.users.push({ id: r.user_id, name: r.user_name });
+    if (viewerId !== null && r.user_id === viewerId) {
+      summary.mine = true;
+      summary.reactionId = r.id;
+    }
+  }
+  return [...byEmoji.values()];
 }
 
 /**
@@ -54,11 +82,16 @@ export function presentMessage(
   m: MessageView,
   children: string[],
   files: FileObject[],
-  options: { publicLinks: boolean; linkPreview?: FileObject | null; viewer: Pick<UserRow, 'id'> | null },
+  options: {
+    publicLinks: boolean;
+    linkPreview?: FileObject | null;
+    viewer: Pick<UserRow, 'id'> | null;
+    reactions: ReactionSummary[];
+  },
 ): Message {
   const shown = m.is_deleted === 1 ? [] : files;
   return {
-    ...presentCommon(m, shown[0] ?? options.linkPreview ?? null),
+    ...presentCommon(m, shown[0] ?? options.linkPreview ?? null, options.reactions),
     parent: m.parent_id === null ? null : { id: m.parent_id, entityType: 'message' },
     lineage: lineageOf(m),
     children: children.map((id) => ({ id, entityType: 'message' as const })),
@@ -69,8 +102,13 @@ export function presentMessage(
 }
 
 /** A card (docs/api §2.5): `children` is a count. */
-export function presentPreview(m: MessageView, childCount: number, preview: FileObject | null): MessagePreview {
-  return { ...presentCommon(m, preview), children: childCount };
+export function presentPreview(
+  m: MessageView,
+  childCount: number,
+  preview: FileObject | null,
+  reactions: ReactionSummary[],
+): MessagePreview {
+  return { ...presentCommon(m, preview, reactions), children: childCount };
 }
 
 /** Feed cards cut their text to this many characters (docs/api §11.1). */
@@ -82,8 +120,9 @@ export function presentFeedItem(
   childCount: number,
   unread: boolean,
   preview: FileObject | null,
+  reactions: ReactionSummary[],
 ): FeedItem {
-  const card = presentPreview(m, childCount, preview);
+  const card = presentPreview(m, childCount, preview, reactions);
   const text = card.data.text;
   const truncated = text !== undefined && text.length > FEED_TEXT_LIMIT;
   if (truncated) card.data = { ...card.data, text: text.slice(0, FEED_TEXT_LIMIT) };
@@ -91,12 +130,18 @@ export function presentFeedItem(
 }
 
 /** The public view (docs/api §6.7): no author, group, parent, lineage, children or pin; nothing it may do. */
-export function presentPublicMessage(m: MessageView, files: FileObject[], linkPreview: FileObject | null): Message {
+export function presentPublicMessage(
+  m: MessageView,
+  files: FileObject[],
+  linkPreview: FileObject | null,
+  reactions: ReactionSummary[],
+): Message {
   // A pin belongs to the group's page, which the visitor does not see.
   const { sortOrder: _sortOrder, ...message } = presentMessage(m, [], files, {
     publicLinks: true,
     linkPreview,
     viewer: null,
+    reactions,
   });
   return {
     ...message,

@@ -14,7 +14,7 @@ import {
   presentedFilesOf,
   setPublicTokenIfNone,
 } from './queries.js';
-import { loadReadableMessage } from './service.js';
+import { loadReadableMessage, reactionSummariesOf } from './service.js';
 
 // Tokens are 43 base64url characters; anything else cannot match and is not looked up.
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -49,9 +49,16 @@ export async function getPublicMessage(ctx: AppContext, token: string): Promise<
   const id = await findIdByPublicToken(ctx.db.kysely, token);
   const [view] = id === undefined ? [] : await findMessageViews(ctx.db.kysely, [id]);
   if (view === undefined) throw notFound();
-  const [files, linkPreviews] = await Promise.all([
+  const [files, linkPreviews, reactions] = await Promise.all([
     presentedFilesOf(ctx, ctx.db.kysely, [view.id]),
     linkPreviewsOf(ctx, ctx.db.kysely, [view]),
+    // Visitors see the counts, not who reacted: the public view names no member (issue 20).
+    reactionSummariesOf(ctx, ctx.db.kysely, [view.id], null, { users: false }),
   ]);
-  return presentPublicMessage(view, files.get(view.id) ?? [], linkPreviews.get(view.id) ?? null);
+  return presentPublicMessage(
+    view,
+    files.get(view.id) ?? [],
+    linkPreviews.get(view.id) ?? null,
+    reactions.get(view.id) ?? [],
+  );
 }

@@ -329,14 +329,14 @@ export async function deleteNotificationsOfMessages(db: Q, ids: string[]): Promi
   await db.deleteFrom('notifications').where('from_message_id', 'in', ids).execute();
 }
 
-/** Deletes message rows (bookmarks and file attachments go by foreign key). */
+/** Deletes message rows (bookmarks, reactions and file attachments go by foreign key). */
 export async function deleteMessageRows(db: Q, ids: string[]): Promise<void> {
   await db.deleteFrom('messages').where('id', 'in', ids).execute();
 }
 
 /**
  * Turns a message into a placeholder (docs/api §10.3): no content, author or link, off the group
- * page; its bookmarks, files and the notifications it is the target of go. Notifications about its
+ * page; its bookmarks, reactions, files and the notifications it is the target of go. Notifications about its
  * replies (fromMessage = this) stay: those replies still exist.
  */
 export async function makePlaceholder(db: Q, id: string): Promise<void> {
@@ -355,6 +355,7 @@ export async function makePlaceholder(db: Q, id: string): Promise<void> {
     .where('id', '=', id)
     .execute();
   await db.deleteFrom('bookmarks').where('message_id', '=', id).execute();
+  await db.deleteFrom('reactions').where('message_id', '=', id).execute();
   await db.deleteFrom('message_files').where('message_id', '=', id).execute();
   await db.deleteFrom('notifications').where('target', '=', id).execute();
 }
@@ -389,4 +390,38 @@ export async function findIdByPublicToken(db: Q, token: string): Promise<string 
     .where('is_deleted', '=', 0)
     .executeTakeFirst();
   return row?.id;
+}
+
+/** One reaction with its user's name, for the summaries (issue 20). */
+export interface ReactionView {
+  id: string;
+  message_id: string;
+  user_id: string;
+  user_name: string;
+  emoji: string;
+}
+
+/**
+ * The reactions of each message, oldest first, in one query for any number of ids (a page of cards
+ * included): the unique key (message, user, emoji) is its index. Reactions live in
+ * features/reactions; their summaries are read here, below it, because the message and card
+ * answers carry them (docs/decisions.md, "Reactions").
+ */
+export async function reactionViewsOf(db: Q, ids: string[]): Promise<Map<string, ReactionView[]>> {
+  const result = new Map<string, ReactionView[]>();
+  if (ids.length === 0) return result;
+  const rows = await db
+    .selectFrom('reactions as r')
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .select(['r.id', 'r.message_id', 'r.user_id', 'u.name as user_name', 'r.emoji'])
+    .where('r.message_id', 'in', ids)
+    .orderBy('r.created_at')
+    .orderBy('r.id')
+    .execute();
+  for (const row of rows) {
+    const list = result.get(row.message_id);
+    if (list === undefined) result.set(row.message_id, [row]);
+    else list.push(row);
+  }
+  return result;
 }

@@ -1,4 +1,4 @@
-import type { Message, MessagePreview } from '@kith/common';
+import type { Message, MessagePreview, ReactionSummary } from '@kith/common';
 import { plainText } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
@@ -21,7 +21,7 @@ import {
   canReadMessage,
   canReplyTo,
 } from './policy.js';
-import { presentMessage, presentPreview } from './presenter.js';
+import { presentMessage, presentPreview, presentReactions } from './presenter.js';
 import {
   childCounts,
   childrenOf,
@@ -39,6 +39,7 @@ import {
   makePlaceholder,
   presentedFilesOf,
   previewsOf,
+  reactionViewsOf,
   setMessageFiles,
   threadIds,
   touchGroup,
@@ -77,29 +78,59 @@ async function checkAttachable(tx: Tx, user: UserRow, ids: string[]): Promise<vo
   if (bad >= 0) throw new ApiError(400, 'invalid_file', 'A file is unknown or cannot be attached', 'files');
 }
 
+/**
+ * The reactions of each of `ids` as `viewerId` sees them (issue 20), in one query; none at all while
+ * the operator has reactions off (REACTIONS_ENABLED). `users: false` names no one (public view).
+ */
+export async function reactionSummariesOf(
+  ctx: Pick<AppContext, 'config'>,
+  db: Tx,
+  ids: string[],
+  viewerId: string | null,
+  options: { users: boolean } = { users: true },
+): Promise<Map<string, ReactionSummary[]>> {
+  if (!ctx.config.reactions) return new Map();
+  const rows = await reactionViewsOf(db, ids);
+  return new Map([...rows].map(([id, list]) => [id, presentReactions(list, viewerId, options)]));
+}
+
 /** The full message answer, with children, for `viewer` (its `can`). */
 export async function messageAnswer(ctx: AppContext, id: string, viewer: Pick<UserRow, 'id'>): Promise<Message> {
   const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const [children, files, linkPreviews] = await Promise.all([
+  const [children, files, linkPreviews, reactions] = await Promise.all([
     childrenOf(db, [id]),
     presentedFilesOf(ctx, db, [id]),
     linkPreviewsOf(ctx, db, [view]),
+    reactionSummariesOf(ctx, db, [id], viewer.id),
   ]);
   return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], {
     publicLinks: ctx.config.publicLinks,
     linkPreview: linkPreviews.get(id) ?? null,
     viewer,
+    reactions: reactions.get(id) ?? [],
   });
 }
 
-/** A card answer (docs/api §2.5). */
-export async function previewAnswer(signer: FileSigner, db: Tx, id: string): Promise<MessagePreview> {
+/**
+ * A card answer (docs/api §2.5). `viewerId` null: the card as the live events send it to every
+ * member, with no reaction marked as the receiver's.
+ */
+export async function previewAnswer(
+  signer: FileSigner,
+  db: Tx,
+  id: string,
+  viewerId: string | null,
+): Promise<MessagePreview> {
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const [counts, previews] = await Promise.all([childCounts(db, [id]), previewsOf(signer, db, [id])]);
-  return presentPreview(view, counts.get(id) ?? 0, previews.get(id) ?? null);
+  const [counts, previews, reactions] = await Promise.all([
+    childCounts(db, [id]),
+    previewsOf(signer, db, [id]),
+    reactionSummariesOf(signer, db, [id], viewerId),
+  ]);
+  return presentPreview(view, counts.get(id) ?? 0, previews.get(id) ?? null, reactions.get(id) ?? []);
 }
 
 const plain = (value: string): string => value.replace(/\s+/g, ' ').trim().slice(0, 100);
@@ -126,7 +157,7 @@ async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<s
  * The notification title for a message (docs/api §2.7): the title of the nearest ancestor-or-self
  * shown on the group page.
  */
-async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
+export async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
   const chain = [message.id, ...lineageOf(message)];
   const rows = await findTitleSources(tx, chain);
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -243,7 +274,7 @@ export async function getMessage(ctx: AppContext, user: UserRow, id: string | nu
 /** GET /api/messages/{id}/preview */
 export async function getPreview(ctx: AppContext, user: UserRow, id: string | null): Promise<MessagePreview> {
   const message = await loadReadableMessage(ctx.db.kysely, user, id);
-  return previewAnswer(ctx, ctx.db.kysely, message.id);
+  return previewAnswer(ctx, ctx.db.kysely, message.id, user.id);
 }
 
 const notPinnable = () =>

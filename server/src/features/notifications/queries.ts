@@ -39,13 +39,15 @@ export function selectNotifications(db: Q) {
 export type NotificationView = Awaited<ReturnType<ReturnType<typeof selectNotifications>['executeTakeFirstOrThrow']>>;
 
 /** The owner's notifications, newest first. */
-export function listNotifications(db: Q, userId: string, limit: number): Promise<NotificationView[]> {
-  return selectNotifications(db)
-    .where('n.user_id', '=', userId)
-    .orderBy('n.created_at', 'desc')
-    .orderBy('n.id', 'desc')
-    .limit(limit)
-    .execute();
+export function listNotifications(
+  db: Q,
+  userId: string,
+  limit: number,
+  include: { reactions: boolean } = { reactions: true },
+): Promise<NotificationView[]> {
+  let query = selectNotifications(db).where('n.user_id', '=', userId);
+  if (!include.reactions) query = query.where('n.type', '!=', 'new_reaction');
+  return query.orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(limit).execute();
 }
 
 /** One notification, only if it belongs to `userId` (others answer 404, docs/api §1.8). */

@@ -10,13 +10,18 @@ import { listNotifications } from './queries.js';
 import { deleteNotification, loadNotificationFor, markAllRead, updateNotification } from './service.js';
 
 export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const list = async (userId: string, rawLimit: string | undefined) => {
+  // new_reaction notifications are listed only with ?include=reactions: the 0.5.6 client would show
+  // them as a blank row leading nowhere (docs/decisions.md, "Reactions").
+  const list = async (userId: string, rawLimit: string | undefined, include: unknown) => {
     const limit = parseLimit(rawLimit, LIMITS.notificationsDefault, LIMITS.notificationsMax);
-    return (await listNotifications(ctx.db.kysely, userId, limit)).map(presentNotification);
+    const reactions = include === 'reactions';
+    return (await listNotifications(ctx.db.kysely, userId, limit, { reactions })).map(presentNotification);
   };
 
-  route(app, 'GET /api/me/notifications', (_request, _reply, user) => list(user.id, undefined));
-  route(app, 'GET /api/me/notifications/{limit}', (request, _reply, user) => list(user.id, request.params.limit));
+  route(app, 'GET /api/me/notifications', (request, _reply, user) => list(user.id, undefined, request.query.include));
+  route(app, 'GET /api/me/notifications/{limit}', (request, _reply, user) =>
+    list(user.id, request.params.limit, request.query.include),
+  );
 
   /** Kith addition (§11.2): mark everything read up to `before` (default now). */
   route(app, 'POST /api/me/notifications/read-all', (request, _reply, user) =>

@@ -5,6 +5,7 @@ import { imageUrl } from '../../lib/api';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { useTranslation } from '../../lib/i18n';
 import { PinnedMark } from '../pins/PinnedMark';
+import { ReactionSummaryLine } from '../messages/Reactions';
 import { cardPicture } from './cardPicture';
 import styles from './MessageCard.module.css';
 
@@ -87,6 +88,7 @@ export function MessageCard({ message, isNew, backUrl }: { message: MessagePrevi
         <div className={styles.foot}>
           <Avatar user={message.author} px={32} />
           <span className={styles.title}>{title || when}</span>
+          <ReactionSummaryLine reactions={message.reactions} />
           <span
             className={isNew ? `${styles.comments} ${styles.new}` : styles.comments}
             aria-label={

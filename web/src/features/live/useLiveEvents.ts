@@ -4,9 +4,10 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { type FeedData, keys } from '../../api/queries';
-import type { FeedItem, FileObject, LiveEvent, Message, MessagePreview, Notification } from '@kith/common';
+import type { FeedItem, FileObject, LiveEvent, Me, Message, MessagePreview, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { applyReactions, summariesFor } from '../messages/reactionCache';
 import { firstUnpinnedIndex } from '../pins/pinnedFirst';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
@@ -102,6 +103,12 @@ function apply(client: QueryClient, event: StreamEvent): void {
       // The thread's root moved up with a new activity date and may have a new comment count.
       void client.invalidateQueries({ queryKey: keys.feed(comment.group.id) });
       if (comment.parent !== null) void client.invalidateQueries({ queryKey: keys.message(comment.parent.id) });
+      break;
+    }
+    case 'reactions': {
+      // The same data goes to every member: this user's own reactions are found by their id.
+      const me = client.getQueryData<Me>(keys.me);
+      applyReactions(client, live.data.messageId, summariesFor(live.data, me?.id));
       break;
     }
     case 'file': {

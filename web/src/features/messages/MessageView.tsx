@@ -11,6 +11,7 @@ import { PublicLinkPanel } from '../share/PublicLinkPanel';
 import { usePin } from '../pins/usePin';
 import { MessageContent } from './MessageContent';
 import { MessageHead } from './MessageHead';
+import { Reactions } from './Reactions';
 import { useMessageActions } from './useMessageActions';
 import styles from './MessageView.module.css';
 
@@ -159,7 +160,10 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
           }}
         />
       ) : (
-        <MessageContent message={message} groupId={message.group?.id} />
+        <>
+          <MessageContent message={message} groupId={message.group?.id} />
+          <Reactions messageId={message.id} reactions={message.reactions} />
+        </>
       )}
     </div>
   );

@@ -31,6 +31,10 @@ export function notificationText(t: TFunction, n: Notification): string {
       });
     case 'global_notification':
       return n.data.text ?? '';
+    case 'new_reaction':
+      return title
+        ? t('reactions.notification', { name, group, title })
+        : t('reactions.notification_untitled', { name, group });
   }
 }
 
@@ -67,5 +71,11 @@ export function notificationLink(n: Notification): string | null {
       return n.target ? `/groups/${n.target}` : null;
     case 'global_notification':
       return n.target;
+    case 'new_reaction':
+      // A reaction to a reply names the reply's parent, as new_comment does: the thread opens there.
+      if (!n.target) return null;
+      return n.fromMessage && n.fromMessage.id !== n.target
+        ? `/messages/${n.fromMessage.id}/${n.target}`
+        : `/messages/${n.target}`;
   }
 }
