@@ -47,6 +47,7 @@ const TABLES = [
   'notifications',
   'password_reset_keys',
   'bookmarks',
+  'reactions',
   'files',
   'message_files',
   'links',
@@ -217,6 +218,13 @@ describe('migrate-data', { timeout: 60_000 }, () => {
 
     expect((await api.post('/bookmarks', { key: ben.key, body: { message_id: beachPostId } })).status).toBe(201);
     expect((await api.post('/bookmarks', { key: ana.key, body: { message_id: holder } })).status).toBe(201);
+    // Issue 20: reactions and a pin travel with the messages.
+    const react = (key: string, reaction: string) =>
+      api.post(`/messages/${beachPostId}/reactions`, { key, body: { reaction } });
+    expect((await react(ben.key, '👍')).status).toBe(200);
+    expect((await react(cat.key, '👍')).status).toBe(200);
+    expect((await react(cat.key, '🎉')).status).toBe(200);
+    expect((await api.put(`/messages/${holder}`, { key: cat.key, body: { pinnedInGroup: true } })).status).toBe(200);
     // A password reset: its key, and the mail's job still queued (nothing runs jobs here).
     expect((await api.post('/password-reset-mail', { body: { mail: 'ana@example.org' } })).status).toBe(200);
 

@@ -59,6 +59,7 @@ const TABLES: TableCopy[] = [
   { name: 'notifications', key: ['id'] },
   { name: 'password_reset_keys', key: ['id'] },
   { name: 'bookmarks', key: ['id'] },
+  { name: 'reactions', key: ['id'] },
   { name: 'files', key: ['id'] },
   { name: 'message_files', key: ['message_id', 'position'] },
   { name: 'links', key: ['id'] },
