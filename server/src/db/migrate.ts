@@ -13,6 +13,7 @@ import * as m0010 from './migrations/0010_notification_indexes.js';
 import * as m0011 from './migrations/0011_search_group_terms.js';
 import * as m0012 from './migrations/0012_user_theme.js';
 import * as m0013 from './migrations/0013_job_handovers.js';
+import * as m0017 from './migrations/0017_all_groups_feed.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_search_group_terms': m0011,
   '0012_user_theme': m0012,
   '0013_job_handovers': m0013,
+  '0017_all_groups_feed': m0017,
 };
 
 const provider: MigrationProvider = {
