@@ -197,7 +197,7 @@ export function DefaultGroupPanel({ me }: { me: Me }) {
       me={me}
       kind="select"
       legend={t('settings.default_group')}
-      hint={t('settings.default_group_hint')}
+      hint={t('all_feed.default_hint')}
       options={[
         { value: ALL_GROUPS_CHOICE, label: t('all_feed.title') },
         ...me.groups.map((group) => ({ value: group.id, label: group.name })),
