@@ -4,13 +4,14 @@ import { useAllFeed, useMe, useNotifications } from '../api/queries';
 import { LoadError } from '../components/LoadError';
 import { Spinner } from '../components/Spinner';
 import { visibleCards } from '../features/feed/allGroups';
-import { MessageCard } from '../features/feed/MessageCard';
 import { shouldFetchMore } from '../features/feed/paging';
 import { useRevealedCount } from '../features/feed/useRevealedCount';
 import { isMessageNew } from '../features/notifications/newness';
 import { useTranslation } from '../lib/i18n';
 import ui from '../styles/ui.module.css';
-import feedStyles from './GroupFeed.module.css';
+// The card comes through the group page's module, so it stays in that chunk (which the first
+// screen loads) instead of a shared chunk that would be one more file, as for /bookmarks.
+import { MessageCard } from './GroupFeed';
 import styles from './AllGroupsFeed.module.css';
 
 const BACK_URL = '/feed';
@@ -40,14 +41,14 @@ export default function AllGroupsFeed() {
   if (feed.isError) return <LoadError error={feed.error} onRetry={() => void feed.refetch()} />;
 
   return (
-    <div className={feedStyles.page}>
-      <header className={feedStyles.header}>
-        <h1 className={feedStyles.name}>{t('all_feed.title')}</h1>
+    <div className={styles.page}>
+      <header className={styles.header}>
+        <h1 className={styles.name}>{t('all_feed.title')}</h1>
       </header>
       {feed.isPending ? (
         <Spinner />
       ) : cards.length === 0 ? (
-        <div className={`${ui.card} ${feedStyles.empty}`}>
+        <div className={`${ui.card} ${styles.empty}`}>
           <p>{me?.groups.length === 0 ? t('all_feed.no_groups') : t('all_feed.empty')}</p>
           {me?.groups.length === 0 && (
             <Link className={ui.button} to="/create-group">
@@ -56,7 +57,7 @@ export default function AllGroupsFeed() {
           )}
         </div>
       ) : (
-        <div className={feedStyles.grid}>
+        <div className={styles.grid}>
           {cards.slice(0, visible).map(({ card, groupName }) => (
             <div key={card.id} className={styles.item}>
               {/* The name alone is shown; the accessible name also says where the link goes. */}
