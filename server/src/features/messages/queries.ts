@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { FileObject } from '@kith/common';
 import type { Database } from '../../db/schema.js';
 import type { Membership, MessageRow } from '../../db/rows.js';
@@ -429,9 +429,9 @@ export function unreadTargetsInGroups(
       .where('n.from_group_id', 'in', groupIds)
       .where('n.read', '=', 0)
       .where('n.type', 'in', ['new_message', 'new_comment'])
-      // `+` keeps the order from choosing the index of all the user's notifications by date (read
+      // `+ 0` keeps the order from choosing the index of all the user's notifications by date (read
       // ones too); the unread ones of these groups come from (user, group, read, date) and are sorted.
-      .orderBy(sql`+n.created_at`, 'desc')
+      .orderBy((eb) => eb('n.created_at', '+', 0), 'desc')
       .limit(limit)
       .execute()
   );
