@@ -105,7 +105,12 @@ describe('groups and the feed', () => {
     await dropdown.click();
     const list = page.getByRole('navigation', { name: 'Groups' });
     await visible(list);
-    expect(await list.getByRole('link').allTextContents()).toEqual(['Home', 'Book club', '+ create a group']);
+    expect(await list.getByRole('link').allTextContents()).toEqual([
+      'All my groups',
+      'Home',
+      'Book club',
+      '+ create a group',
+    ]);
     expect(await list.getByRole('link', { name: 'Book club' }).getAttribute('aria-current')).toBe('page');
     await screenshot(page, 'desktop-groups-dropdown');
     await page.keyboard.press('Escape');

@@ -25,6 +25,7 @@ const COLUMNS = {
     notification_emails: 'text',
     lang: 'text',
     theme: 'text',
+    default_page: 'text',
     created_at: 'bigint',
     last_activity_date: 'bigint',
   },

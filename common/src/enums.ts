@@ -9,6 +9,13 @@ export type NotificationEmailFrequency = (typeof NOTIFICATION_EMAIL_FREQUENCIES)
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
+/**
+ * The page `/` opens (`data.default_page`, the values of Zusam 0.6.1): the default group, or `feed`,
+ * the latest activity of all the user's groups (docs/api §11.8).
+ */
+export const DEFAULT_PAGES = ['default_group', 'feed'] as const;
+export type DefaultPage = (typeof DEFAULT_PAGES)[number];
+
 /** Notification types (docs/api §2.7). */
 export const NOTIFICATION_TYPES = [
   'new_message',

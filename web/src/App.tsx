@@ -36,6 +36,7 @@ function GroupFeed() {
   const Screen = loadedGroupFeed ?? LazyGroupFeed;
   return <Screen />;
 }
+const AllGroupsFeed = lazy(() => import('./routes/AllGroupsFeed'));
 const RandomMessage = lazy(() => import('./routes/RandomMessage'));
 const WriteMessage = lazy(() => import('./routes/WriteMessage'));
 const MessagePage = lazy(() => import('./routes/MessagePage'));
@@ -64,6 +65,7 @@ function Screens() {
           <Route element={<AppLayout />}>
             <Route path="/" element={<Home />} />
             <Route path="/create-group" element={<CreateGroup />} />
+            <Route path="/feed" element={<AllGroupsFeed />} />
             <Route path="/groups/:id" element={<GroupFeed />} />
             <Route path="/groups/:id/random" element={<RandomMessage />} />
             <Route path="/groups/:id/write" element={<WriteMessage />} />

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import {
+  AllGroupsFeedPage,
   ApiKeyAnswer,
   Bookmark,
   BookmarkBody,
@@ -286,6 +287,26 @@ export const endpoints = table({
     auth: 'key',
     response: { 200: Message, 204: null },
     errors: [404],
+  },
+
+  // One feed across the caller's groups (docs/api §11.8)
+  'GET /api/feed/page/{page}': {
+    summary: 'Ids of the front messages of all the caller’s groups, 30 from position {page} (as Zusam 0.6.1)',
+    tag: 'messages',
+    auth: 'key',
+    response: { 200: GroupPage },
+    errors: [400],
+  },
+  'GET /api/feed': {
+    summary: 'A screen of the latest activity of all the caller’s groups, cards inline (cursor paging)',
+    tag: 'messages',
+    auth: 'key',
+    query: Type.Object({
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'cards per screen (default 30)' })),
+      cursor: Type.Optional(Type.String({ description: 'the nextCursor of the previous screen' })),
+    }),
+    response: { 200: AllGroupsFeedPage },
+    errors: [400],
   },
 
   // Notifications (docs/api §2.7, §8, §11.2)

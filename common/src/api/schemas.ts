@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES, THEMES } from '../enums.js';
+import { DEFAULT_PAGES, NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES, THEMES } from '../enums.js';
 import { ERROR_CODES } from '../errors.js';
 
 /**
@@ -43,6 +43,9 @@ export const Me = Type.Object({
       default_group: Type.Optional(Id),
       lang: Type.Optional(Type.String()),
       theme: Type.Optional(Type.String({ description: 'system, light or dark (Kith addition)' })),
+      default_page: Type.Optional(
+        Type.String({ description: 'default_group or feed: the page the client opens first (as Zusam 0.6.1)' }),
+      ),
     },
     { description: 'only the keys that were ever set' },
   ),
@@ -281,6 +284,13 @@ export const FeedPage = Type.Object({
   nextCursor: Nullable(Type.String()),
 });
 
+/** GET /api/feed (§11.8): the cards of all the caller's groups; each card names its `group`. */
+export const AllGroupsFeedPage = Type.Object({
+  messages: Type.Array(FeedItem),
+  totalItems: Type.Integer({ description: "front messages of all the caller's groups" }),
+  nextCursor: Nullable(Type.String()),
+});
+
 /** GET /api/groups/{id}/page/{page} (§5.4). */
 export const GroupPage = Type.Object({ messages: Type.Array(Id), totalItems: Type.Integer() });
 
@@ -325,6 +335,7 @@ export const UserUpdateBody = Type.Object({
       default_group: Type.Optional(Nullable(Type.Union([IdOrRef, Type.Literal('')]))),
       lang: Type.Optional(Type.String()),
       theme: Type.Optional(Type.Enum(THEMES)),
+      default_page: Type.Optional(Type.Enum(DEFAULT_PAGES)),
     }),
   ),
 });

@@ -16,6 +16,8 @@ import * as m0013 from './migrations/0013_job_handovers.js';
 import * as m0014 from './migrations/0014_reactions.js';
 import * as m0015 from './migrations/0015_pins.js';
 
+import * as m0017 from './migrations/0017_all_groups_feed.js';
+
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -33,6 +35,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_job_handovers': m0013,
   '0014_reactions': m0014,
   '0015_pins': m0015,
+
+  '0017_all_groups_feed': m0017,
 };
 
 const provider: MigrationProvider = {

@@ -25,6 +25,8 @@ export interface UsersTable {
   lang: string | null;
   /** The colour scheme chosen in the settings (`data.theme`: system, light, dark); null when never chosen. */
   theme: string | null;
+  /** The page the client opens first (`data.default_page`: default_group, feed); null when never chosen. */
+  default_page: string | null;
   created_at: number;
   last_activity_date: number;
 }

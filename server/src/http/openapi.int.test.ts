@@ -74,6 +74,8 @@ describe('OpenAPI document and docs page (docs/api §11.5)', () => {
         'GET /api/groups/{id}/page/{page}',
         'GET /api/groups/{id}/feed',
         'GET /api/groups/{id}/random',
+        'GET /api/feed/page/{page}',
+        'GET /api/feed',
         'POST /api/bookmarks',
         'DELETE /api/bookmarks/{id}',
         'GET /api/me/bookmarks',

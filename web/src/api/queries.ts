@@ -6,6 +6,9 @@ import {
   QueryClient,
   queryOptions,
   useInfiniteQuery,
+  type InvalidateOptions,
+  type InvalidateQueryFilters,
+  type QueryKey,
   useQuery,
 } from '@tanstack/react-query';
 import { LIMITS, type EndpointAnswer, type FileObject } from '@kith/common';
@@ -17,6 +20,8 @@ export const keys = {
   group: (id: string) => ['group', id] as const,
   feed: (groupId: string) => ['feed', groupId] as const,
   feeds: ['feed'] as const,
+  /** The all-groups feed: under `feed`, so what reloads every feed reloads it (no group id is 'all'). */
+  allFeed: ['feed', 'all'] as const,
   message: (id: string) => ['message', id] as const,
   messages: ['message'] as const,
   notifications: ['notifications'] as const,
@@ -25,9 +30,31 @@ export const keys = {
   bookmarks: ['bookmarks'] as const,
 };
 
+/** Whether a query key is one group's feed (`keys.feed(id)`), not the all-groups feed. */
+function isGroupFeedKey(key: QueryKey | undefined): boolean {
+  return key?.length === 2 && key[0] === 'feed' && key[1] !== keys.allFeed[1];
+}
+
+/**
+ * The all-groups feed shows every group's cards, so whatever makes one group's feed stale (a post,
+ * an edit, a deletion, leaving the group) makes it stale too: one rule here instead of a second
+ * line beside every `invalidateQueries` of a group feed.
+ */
+class KithQueryClient extends QueryClient {
+  override invalidateQueries<TTaggedQueryKey extends QueryKey = QueryKey>(
+    filters?: InvalidateQueryFilters<TTaggedQueryKey>,
+    options?: InvalidateOptions,
+  ): Promise<void> {
+    const own = super.invalidateQueries(filters, options);
+    if (!isGroupFeedKey(filters?.queryKey)) return own;
+    const all = super.invalidateQueries({ queryKey: keys.allFeed, refetchType: filters?.refetchType }, options);
+    return Promise.all([own, all]).then(() => undefined);
+  }
+}
+
 /** The app's query client: no retry on 4xx answers, which retrying cannot fix. */
 export function createQueryClient(): QueryClient {
-  return new QueryClient({
+  return new KithQueryClient({
     defaultOptions: {
       queries: {
         staleTime: 30_000,
@@ -82,6 +109,22 @@ const feedQuery = (groupId: string) =>
 
 export function useFeed(groupId: string) {
   return useInfiniteQuery(feedQuery(groupId));
+}
+
+/** The all-groups feed (docs/api §11.8): the same cards and cursor, each card naming its group. */
+const allFeedQuery = infiniteQueryOptions({
+  queryKey: keys.allFeed,
+  queryFn: ({ pageParam, signal }) =>
+    call('GET /api/feed', {
+      query: { limit: LIMITS.groupPageSize, ...(pageParam ? { cursor: pageParam } : {}) },
+      signal,
+    }),
+  initialPageParam: null as string | null,
+  getNextPageParam: (last: FeedPage) => last.nextCursor,
+});
+
+export function useAllFeed() {
+  return useInfiniteQuery(allFeedQuery);
 }
 
 /** A screen of the group's feed. */

@@ -1,12 +1,14 @@
 import { Navigate } from 'react-router';
 import { useMe } from '../api/queries';
 import { Spinner } from '../components/Spinner';
+import { homePathOf } from '../features/settings/settings';
 
-/** /: the default group, else the first group, else /create-group (product spec §2). */
+/**
+ * /: the all-groups feed if the user chose it as their default page, else the default group, else
+ * the first group, else /create-group (product spec §2, docs/api §11.8).
+ */
 export default function Home() {
   const { data: me } = useMe();
   if (me === undefined) return <Spinner />;
-  const defaultGroup = me.groups.find((group) => group.id === me.data.default_group);
-  const target = defaultGroup ?? me.groups[0];
-  return <Navigate to={target ? `/groups/${target.id}` : '/create-group'} replace />;
+  return <Navigate to={homePathOf(me)} replace />;
 }

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_PAGES,
   NOTIFICATION_EMAIL_FREQUENCIES,
   THEMES,
   isValidLangCode,
@@ -119,6 +120,13 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
         throw invalidField('data.theme', `The theme must be one of ${THEMES.join(', ')}`);
       }
       changes.theme = theme;
+    }
+    const defaultPage = data.string('default_page');
+    if (defaultPage !== undefined) {
+      if (!(DEFAULT_PAGES as readonly string[]).includes(defaultPage)) {
+        throw invalidField('data.default_page', `The default page must be one of ${DEFAULT_PAGES.join(', ')}`);
+      }
+      changes.default_page = defaultPage;
     }
     if (data.raw('default_group') === null || data.raw('default_group') === '') {
       changes.default_group_id = null;

@@ -184,6 +184,7 @@ export async function insertUser(
     notification_emails: input.notificationEmails,
     lang: null,
     theme: null,
+    default_page: null,
     created_at: input.now,
     last_activity_date: input.now,
   };

@@ -45,11 +45,11 @@ export async function groupPage(ctx: AppContext, user: UserRow, groupId: string,
 }
 
 /** The position of the last card of a page, opaque to clients: `<activity ms>.<id>` in base64url. */
-function encodeCursor(lastActivityDate: number, id: string): string {
+export function encodeCursor(lastActivityDate: number, id: string): string {
   return Buffer.from(`${lastActivityDate}.${id}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { at: number; id: string } {
+export function decodeCursor(cursor: string): { at: number; id: string } {
   const [at = '', id = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('.', 2);
   if (!/^\d{1,16}$/.test(at) || !/^[0-9a-f-]{36}$/.test(id)) throw invalidField('cursor', 'The cursor cannot be read');
   return { at: Number(at), id };

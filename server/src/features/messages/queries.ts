@@ -425,3 +425,99 @@ export async function reactionViewsOf(db: Q, ids: string[]): Promise<Map<string,
   }
   return result;
 }
+
+// The all-groups feed (docs/api §11.8, all-groups-feed.ts).
+
+/**
+ * The caller's memberships with each group's front message count (migration 0009), in one query:
+ * the groups the all-groups feed reads and its `totalItems`.
+ */
+export async function membershipsWithFrontCount(
+  db: Q,
+  userId: string,
+): Promise<{ membership: Membership; frontCount: number }[]> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .select(['m.group_id', 'm.user_id', 'g.front_count'])
+    .where('m.user_id', '=', userId)
+    .execute();
+  return rows.map((r) => ({
+    membership: { group_id: r.group_id, user_id: r.user_id },
+    frontCount: Number(r.front_count),
+  }));
+}
+
+/** Compound SELECTs are cut into nested ones of this many arms (SQLite allows 500 in one). */
+const ARMS_PER_COMPOUND = 100;
+
+/**
+ * One page of the front messages of several groups, newest activity first, then highest id: the
+ * first `limit` after skipping `offset`, all strictly after the position `after` when given. One
+ * query, whatever the number of groups: each group's arm walks `messages_group_front` (migration
+ * 0002) in the page's order and stops after `offset + limit` rows, and the arms are merged (SQLite:
+ * MERGE (UNION ALL); PostgreSQL: Merge Append). No index over all groups by date is needed, and a
+ * user in a small group among large ones reads no other group's rows.
+ */
+export async function frontMessagesOfGroups(
+  db: Q,
+  groupIds: string[],
+  after: { at: number; id: string } | null,
+  limit: number,
+  offset = 0,
+): Promise<{ id: string; group_id: string; last_activity_date: number }[]> {
+  if (groupIds.length === 0) return [];
+  const arms = groupIds.map((groupId) => {
+    let arm = frontMessagesQuery(db, groupId).select(['id', 'group_id', 'last_activity_date']);
+    // A row value, which both engines read as a range of the index, so a deep page starts where
+    // the cursor points instead of walking down to it.
+    if (after !== null) {
+      arm = arm.where((eb) => eb(eb.refTuple('last_activity_date', 'id'), '<', eb.tuple(after.at, after.id)));
+    }
+    // Wrapped, because a member of a compound SELECT cannot carry its own ORDER BY and LIMIT. Each
+    // wrapper is a scope of its own, so they can all be called `f`.
+    return db.selectFrom(arm.limit(offset + limit).as('f')).selectAll();
+  });
+  const union = (parts: typeof arms) => parts.slice(1).reduce((all, part) => all.unionAll(part), parts[0]!);
+  let merged = union(arms);
+  if (arms.length > ARMS_PER_COMPOUND) {
+    const chunks: (typeof arms)[] = [];
+    for (let i = 0; i < arms.length; i += ARMS_PER_COMPOUND) chunks.push(arms.slice(i, i + ARMS_PER_COMPOUND));
+    merged = union(chunks.map((chunk) => db.selectFrom(union(chunk).as('f')).selectAll()));
+  }
+  const rows = await merged
+    .orderBy('last_activity_date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((r) => ({ id: r.id, group_id: r.group_id, last_activity_date: Number(r.last_activity_date) }));
+}
+
+/**
+ * The latest unread new_message/new_comment notification targets of a user in the groups of
+ * `groupIds` (at most `limit`, newest first), with their lineage: `unreadTargets` for several groups.
+ */
+export function unreadTargetsInGroups(
+  db: Q,
+  userId: string,
+  groupIds: string[],
+  limit: number,
+): Promise<{ id: string; lineage: string }[]> {
+  if (groupIds.length === 0) return Promise.resolve([]);
+  return (
+    db
+      .selectFrom('notifications as n')
+      .innerJoin('messages as m', 'm.id', 'n.target')
+      .select(['m.id', 'm.lineage'])
+      .where('n.user_id', '=', userId)
+      .where('n.from_group_id', 'in', groupIds)
+      .where('n.read', '=', 0)
+      .where('n.type', 'in', ['new_message', 'new_comment'])
+      // `+ 0` keeps the order from choosing the index of all the user's notifications by date (read
+      // ones too); the unread ones of these groups come from (user, group, read, date) and are sorted.
+      .orderBy((eb) => eb('n.created_at', '+', 0), 'desc')
+      .limit(limit)
+      .execute()
+  );
+}

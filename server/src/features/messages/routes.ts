@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { parseId, requireId } from '../../lib/ids.js';
+import { allGroupsFeed, allGroupsPage } from './all-groups-feed.js';
 import { groupFeed, groupPage, randomMessage } from './feed.js';
 import { grantPublicMessage } from '../grants/public-grants.js';
 import { getPublicLink, getPublicMessage, revokePublicLink } from './public-links.js';
@@ -57,4 +58,8 @@ export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
     const message = await randomMessage(ctx, user, requireId(request.params.id));
     return message === null ? reply.code(204).send() : message;
   });
+
+  route(app, 'GET /api/feed/page/{page}', (request, _reply, user) => allGroupsPage(ctx, user, request.params.page));
+
+  route(app, 'GET /api/feed', (request, _reply, user) => allGroupsFeed(ctx, user, request.query));
 }

@@ -24,6 +24,7 @@ export function presentMe(user: UserRow, groups: { id: string; name: string }[])
   if (user.default_group_id !== null) data.default_group = user.default_group_id;
   if (user.lang !== null) data.lang = user.lang;
   if (user.theme !== null) data.theme = user.theme;
+  if (user.default_page !== null) data.default_page = user.default_page;
   return {
     id: user.id,
     entityType: 'user' as const,

@@ -55,6 +55,7 @@ export function Nav({ me }: { me: Me }) {
   const { t } = useTranslation();
   const currentId = useCurrentGroupId();
   const current = me.groups.find((group) => group.id === currentId);
+  const allGroups = useRouteState().route === 'feed';
   usePrefetchBookmarksWhenIdle();
 
   return (
@@ -64,13 +65,20 @@ export function Nav({ me }: { me: Me }) {
           buttonClassName={styles.groups}
           label={
             <>
-              <span className={styles.groupName}>{current?.name ?? t('nav.groups')}</span>
+              <span className={styles.groupName}>
+                {current?.name ?? (allGroups ? t('all_feed.title') : t('nav.groups'))}
+              </span>
               <span aria-hidden="true">▾</span>
             </>
           }
         >
           {(close) => (
             <nav aria-label={t('nav.groups')}>
+              {me.groups.length > 0 && (
+                <Link to="/feed" onClick={close} aria-current={allGroups ? 'page' : undefined}>
+                  {t('all_feed.title')}
+                </Link>
+              )}
               {me.groups.map((group) => (
                 <Link
                   key={group.id}

@@ -87,6 +87,8 @@ function apply(client: QueryClient, event: StreamEvent): void {
       // A live card is whole (never truncated), and nothing in it is unread by this user yet.
       const card: FeedItem = { ...live.data, truncated: false, unread: false };
       client.setQueryData<FeedData>(keys.feed(card.group.id), (feed) => putCardOnTop(feed, card));
+      // The all-groups feed shows it too (the server sends only events of the user's groups).
+      client.setQueryData<FeedData>(keys.allFeed, (feed) => putCardOnTop(feed, card));
       break;
     }
     case 'pin': {

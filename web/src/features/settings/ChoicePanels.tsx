@@ -15,7 +15,7 @@ import { setLanguage, useTranslation } from '../../lib/i18n';
 import { loadTifinagh } from '../../lib/scripts';
 import { applyTheme, THEME_CHOICES, themeChoice } from '../../lib/theme';
 import ui from '../../styles/ui.module.css';
-import { defaultGroupOf } from './settings';
+import { ALL_GROUPS_CHOICE, defaultChoiceChanges, defaultChoiceOf } from './settings';
 import { type MeChanges, useSaveMe } from './useSaveMe';
 import styles from './Settings.module.css';
 
@@ -197,10 +197,13 @@ export function DefaultGroupPanel({ me }: { me: Me }) {
       me={me}
       kind="select"
       legend={t('settings.default_group')}
-      hint={t('settings.default_group_hint')}
-      options={me.groups.map((group) => ({ value: group.id, label: group.name }))}
-      initial={defaultGroupOf(me)}
-      changes={(default_group) => ({ data: { default_group } })}
+      hint={t('all_feed.default_hint')}
+      options={[
+        { value: ALL_GROUPS_CHOICE, label: t('all_feed.title') },
+        ...me.groups.map((group) => ({ value: group.id, label: group.name })),
+      ]}
+      initial={defaultChoiceOf(me)}
+      changes={defaultChoiceChanges}
     />
   );
 }

@@ -76,3 +76,33 @@ export function defaultGroupOf(me: Pick<Me, 'groups' | 'data'>): string {
   if (chosen !== undefined && me.groups.some((group) => group.id === chosen)) return chosen;
   return me.groups[0]?.id ?? '';
 }
+
+/** The value of the default page choice that stands for the all-groups feed (never a group id). */
+export const ALL_GROUPS_CHOICE = 'feed';
+
+/**
+ * Where `/` leads (product spec §2, docs/api §11.8): the all-groups feed when the user chose it
+ * (`data.default_page` = feed) and has a group, else the default group, else /create-group.
+ */
+export function homePathOf(me: Pick<Me, 'groups' | 'data'>): string {
+  if (me.groups.length === 0) return '/create-group';
+  if (me.data.default_page === 'feed') return '/feed';
+  return `/groups/${defaultGroupOf(me)}`;
+}
+
+/** The default page choice of the settings: the all-groups feed, or the default group's id. */
+export function defaultChoiceOf(me: Pick<Me, 'groups' | 'data'>): string {
+  return me.data.default_page === 'feed' ? ALL_GROUPS_CHOICE : defaultGroupOf(me);
+}
+
+/**
+ * The settings change for a default page choice. Choosing the feed keeps `default_group` (the
+ * 0.5.6 client reads it as a group id and still opens that group); choosing a group sets both.
+ */
+export function defaultChoiceChanges(choice: string): {
+  data: { default_page: 'feed' } | { default_page: 'default_group'; default_group: string };
+} {
+  return choice === ALL_GROUPS_CHOICE
+    ? { data: { default_page: 'feed' } }
+    : { data: { default_page: 'default_group', default_group: choice } };
+}

@@ -1,0 +1,113 @@
+import { LIMITS, type FeedItem } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
+import type { UserRow } from '../../db/rows.js';
+import { invalidField } from '../../lib/errors.js';
+import { canSeeGroup } from '../groups/policy.js';
+import { decodeCursor, encodeCursor } from './feed.js';
+import { presentFeedItem } from './presenter.js';
+import { reactionSummariesOf } from './service.js';
+import {
+  childCounts,
+  findMessageViews,
+  frontMessagesOfGroups,
+  lineageOf,
+  membershipsWithFrontCount,
+  previewsOf,
+  unreadTargetsInGroups,
+} from './queries.js';
+
+// The latest activity of all the caller's groups in one list (docs/api §11.8): the same cards, order
+// and cursor as one group's feed (§11.1), in as many queries, whatever the number of groups.
+
+const FEED_DEFAULT = 30;
+const FEED_MAX = 50;
+// As for one group's feed: enough to cover what anyone has not read yet.
+const UNREAD_SCAN = 1000;
+
+/**
+ * The groups whose messages the caller sees now, with the number of their front messages. Read on
+ * every request, so a member who left or was removed stops seeing the group at once.
+ */
+async function visibleGroups(db: Tx, user: UserRow): Promise<{ ids: string[]; totalItems: number }> {
+  const rows = await membershipsWithFrontCount(db, user.id);
+  const visible = rows.filter((r) => canSeeGroup(user, { id: r.membership.group_id }, r.membership));
+  return {
+    ids: visible.map((r) => r.membership.group_id),
+    totalItems: visible.reduce((n, r) => n + r.frontCount, 0),
+  };
+}
+
+/**
+ * GET /api/feed/page/{page} (docs/api §11.8), as Zusam 0.6.1 answers it: the ids of 30 front
+ * messages of the caller's groups. As in 0.6.1, `{page}` is the position of the first one (its
+ * client asks for 0, 30, 60…), so that client pages through Kith correctly.
+ */
+export async function allGroupsPage(ctx: AppContext, user: UserRow, rawPage: string) {
+  if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
+  const db = ctx.db.kysely;
+  const groups = await visibleGroups(db, user);
+  const rows = await frontMessagesOfGroups(db, groups.ids, null, LIMITS.groupPageSize, Number(rawPage));
+  return { messages: rows.map((r) => r.id), totalItems: groups.totalItems };
+}
+
+/** The `limit` of a feed request: 1–50, 30 when absent. A value given twice arrives as an array. */
+function parseLimit(raw: string | string[] | undefined): number {
+  if (raw === undefined) return FEED_DEFAULT;
+  if (typeof raw !== 'string' || !/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > FEED_MAX) {
+    throw invalidField('limit', `The limit must be 1 to ${FEED_MAX}`);
+  }
+  return Number(raw);
+}
+
+/**
+ * Ids of the messages the caller has something new about among the groups of `groupIds`: targets
+ * of their unread new_message/new_comment notifications and every ancestor of those targets.
+ */
+async function unreadThreadIds(db: Tx, user: UserRow, groupIds: string[]): Promise<Set<string>> {
+  const targets = await unreadTargetsInGroups(db, user.id, groupIds, UNREAD_SCAN);
+  const ids = new Set<string>();
+  for (const t of targets) {
+    ids.add(t.id);
+    for (const ancestor of lineageOf(t)) ids.add(ancestor);
+  }
+  return ids;
+}
+
+/**
+ * GET /api/feed (docs/api §11.8): a screen of cards of all the caller's groups, each naming its
+ * group. Queries: the groups, the page, then one per kind of card extra for all cards at once.
+ */
+export async function allGroupsFeed(
+  ctx: AppContext,
+  user: UserRow,
+  query: { limit?: string | string[]; cursor?: string | string[] },
+): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
+  const limit = parseLimit(query.limit);
+  if (Array.isArray(query.cursor)) throw invalidField('cursor', 'The cursor cannot be read');
+  const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
+  const db = ctx.db.kysely;
+  const groups = await visibleGroups(db, user);
+
+  const rows = await frontMessagesOfGroups(db, groups.ids, after, limit + 1);
+  const shown = rows.slice(0, limit);
+  const ids = shown.map((r) => r.id);
+  const shownGroups = [...new Set(shown.map((r) => r.group_id))];
+  const [views, counts, unread, previews, reactions] = await Promise.all([
+    findMessageViews(db, ids),
+    childCounts(db, ids),
+    unreadThreadIds(db, user, shownGroups),
+    previewsOf(ctx, db, ids),
+    reactionSummariesOf(ctx, db, ids, user.id),
+  ]);
+  const byId = new Map(views.map((v) => [v.id, v]));
+  const messages = ids.flatMap((id) => {
+    const view = byId.get(id);
+    return view === undefined
+      ? []
+      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
+  });
+  const last = shown.at(-1);
+  const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;
+  return { messages, totalItems: groups.totalItems, nextCursor };
+}
