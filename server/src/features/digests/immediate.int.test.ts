@@ -287,6 +287,33 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
     expect(mailsTo(hal).map((m) => m.parsed.subject)).toEqual(['Just now: 1 new message in your groups']);
   });
 
+  it('never mails a reaction: it queues no job, and a later mail does not list it', async () => {
+    const ivy = await buildUser(t.ctx, {
+      name: 'Ivy',
+      login: 'ivy.now@example.org',
+      notificationEmails: 'immediately',
+    });
+    const choir = (await buildGroup(t.ctx, { name: 'Choir', members: [ivy, ben] })).id;
+    t.clock.advance(SECOND);
+    const mine = await api.post('/messages', {
+      key: ivy.key,
+      body: { group: choir, data: { text: 'Rehearsal at 7' } },
+    });
+    expect(mine.status).toBe(201);
+    for (const reaction of ['👍', '🎶']) {
+      const res = await api.post(`/messages/${mine.body.id}/reactions`, { key: ben.key, body: { reaction } });
+      expect(res.status, res.text).toBe(200);
+    }
+    // Ivy was told in the app, once…
+    const listed = await api.get('/me/notifications/50?include=reactions', { key: ivy.key });
+    expect(listed.body.map((n: { type: string }) => n.type)).toEqual(['new_reaction']);
+    // …and by no mail, now or after the delay.
+    expect(await jobsOf(ivy)).toEqual([]);
+    t.clock.advance(DELAY);
+    await t.ctx.jobs.drain();
+    expect(mailsTo(ivy)).toEqual([]);
+  });
+
   it('keeps the waiting mail across a restart: another process sends it, once', async () => {
     const eve = await buildUser(t.ctx, {
       name: 'Eve',

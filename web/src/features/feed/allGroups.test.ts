@@ -12,6 +12,8 @@ const card = (id: string, groupId: string, groupName: string): FeedItem => ({
   author: null,
   group: { id: groupId, entityType: 'group', name: groupName },
   preview: null,
+  pinnedInGroup: false,
+  reactions: [],
   children: 0,
   isInFront: true,
   isDeleted: false,

@@ -34,6 +34,8 @@ const card = (id: string, groupId: string): FeedItem => ({
   author: null,
   group: { id: groupId, entityType: 'group', name: groupId },
   preview: null,
+  pinnedInGroup: false,
+  reactions: [],
   children: 0,
   isInFront: true,
   isDeleted: false,
