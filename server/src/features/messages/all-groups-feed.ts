@@ -4,14 +4,13 @@ import type { Tx } from '../../db/transaction.js';
 import type { UserRow } from '../../db/rows.js';
 import { invalidField } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
-import { decodeCursor, encodeCursor } from './feed.js';
+import { encodeCursor, parseFeedQuery, threadIdsOf, UNREAD_SCAN } from './feed.js';
 import { presentFeedItem } from './presenter.js';
 import { reactionSummariesOf } from './service.js';
 import {
   childCounts,
   findMessageViews,
   frontMessagesOfGroups,
-  lineageOf,
   membershipsWithFrontCount,
   previewsOf,
   unreadTargetsInGroups,
@@ -19,11 +18,6 @@ import {
 
 // The latest activity of all the caller's groups in one list (docs/api §11.8): the same cards, order
 // and cursor as one group's feed (§11.1), in as many queries, whatever the number of groups.
-
-const FEED_DEFAULT = 30;
-const FEED_MAX = 50;
-// As for one group's feed: enough to cover what anyone has not read yet.
-const UNREAD_SCAN = 1000;
 
 /**
  * The groups whose messages the caller sees now, with the number of their front messages. Read on
@@ -51,27 +45,9 @@ export async function allGroupsPage(ctx: AppContext, user: UserRow, rawPage: str
   return { messages: rows.map((r) => r.id), totalItems: groups.totalItems };
 }
 
-/** The `limit` of a feed request: 1–50, 30 when absent. A value given twice arrives as an array. */
-function parseLimit(raw: string | string[] | undefined): number {
-  if (raw === undefined) return FEED_DEFAULT;
-  if (typeof raw !== 'string' || !/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > FEED_MAX) {
-    throw invalidField('limit', `The limit must be 1 to ${FEED_MAX}`);
-  }
-  return Number(raw);
-}
-
-/**
- * Ids of the messages the caller has something new about among the groups of `groupIds`: targets
- * of their unread new_message/new_comment notifications and every ancestor of those targets.
- */
+/** The unread marks of cards among the groups of `groupIds`, as one group's feed marks its own. */
 async function unreadThreadIds(db: Tx, user: UserRow, groupIds: string[]): Promise<Set<string>> {
-  const targets = await unreadTargetsInGroups(db, user.id, groupIds, UNREAD_SCAN);
-  const ids = new Set<string>();
-  for (const t of targets) {
-    ids.add(t.id);
-    for (const ancestor of lineageOf(t)) ids.add(ancestor);
-  }
-  return ids;
+  return threadIdsOf(await unreadTargetsInGroups(db, user.id, groupIds, UNREAD_SCAN));
 }
 
 /**
@@ -83,9 +59,7 @@ export async function allGroupsFeed(
   user: UserRow,
   query: { limit?: string | string[]; cursor?: string | string[] },
 ): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
-  const limit = parseLimit(query.limit);
-  if (Array.isArray(query.cursor)) throw invalidField('cursor', 'The cursor cannot be read');
-  const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
+  const { limit, after } = parseFeedQuery(query);
   const db = ctx.db.kysely;
   const groups = await visibleGroups(db, user);
 

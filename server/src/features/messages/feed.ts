@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
-import type { UserRow } from '../../db/rows.js';
+import type { MessageRow, UserRow } from '../../db/rows.js';
 import { presentFeedItem } from './presenter.js';
 import {
   childCounts,
@@ -58,20 +58,50 @@ export function decodeCursor(cursor: string): { at: number; id: string } {
 const FEED_DEFAULT = 30;
 const FEED_MAX = 50;
 // Enough to cover what anyone has not read yet; older unread notifications no longer mark cards.
-const UNREAD_SCAN = 1000;
+export const UNREAD_SCAN = 1000;
 
 /**
- * Ids of the messages a caller has something new about in a group (docs/api §11.1): targets of their
- * unread new_message/new_comment notifications and every ancestor of those targets.
+ * The `limit` and `cursor` of a feed request (docs/api §11.1, and §11.8 across groups): 1–50 cards,
+ * 30 when absent, after the position the cursor names. A value given twice arrives as an array,
+ * which is no limit or cursor.
  */
-async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<Set<string>> {
-  const targets = await unreadTargets(db, user.id, groupId, UNREAD_SCAN);
+export function parseFeedQuery(query: { limit?: string | string[]; cursor?: string | string[] }): {
+  limit: number;
+  after: { at: number; id: string } | null;
+} {
+  let limit = FEED_DEFAULT;
+  if (query.limit !== undefined) {
+    if (
+      typeof query.limit !== 'string' ||
+      !/^\d{1,3}$/.test(query.limit) ||
+      Number(query.limit) < 1 ||
+      Number(query.limit) > FEED_MAX
+    ) {
+      throw invalidField('limit', `The limit must be 1 to ${FEED_MAX}`);
+    }
+    limit = Number(query.limit);
+  }
+  if (Array.isArray(query.cursor)) throw invalidField('cursor', 'The cursor cannot be read');
+  const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
+  return { limit, after };
+}
+
+/**
+ * The messages a caller has something new about (docs/api §11.1): the targets of their unread
+ * new_message/new_comment notifications and every ancestor of those targets.
+ */
+export function threadIdsOf(targets: readonly Pick<MessageRow, 'id' | 'lineage'>[]): Set<string> {
   const ids = new Set<string>();
   for (const t of targets) {
     ids.add(t.id);
     for (const ancestor of lineageOf(t)) ids.add(ancestor);
   }
   return ids;
+}
+
+/** The unread marks of one group's cards. */
+async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<Set<string>> {
+  return threadIdsOf(await unreadTargets(db, user.id, groupId, UNREAD_SCAN));
 }
 
 /**
@@ -87,20 +117,7 @@ export async function groupFeed(
   // A value given twice arrives as an array, which is no limit or cursor.
   query: { limit?: string | string[]; cursor?: string | string[] },
 ): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
-  let limit = FEED_DEFAULT;
-  if (query.limit !== undefined) {
-    if (
-      typeof query.limit !== 'string' ||
-      !/^\d{1,3}$/.test(query.limit) ||
-      Number(query.limit) < 1 ||
-      Number(query.limit) > FEED_MAX
-    ) {
-      throw invalidField('limit', `The limit must be 1 to ${FEED_MAX}`);
-    }
-    limit = Number(query.limit);
-  }
-  if (Array.isArray(query.cursor)) throw invalidField('cursor', 'The cursor cannot be read');
-  const after = query.cursor === undefined || query.cursor === '' ? null : decodeCursor(query.cursor);
+  const { limit, after } = parseFeedQuery(query);
   const db = ctx.db.kysely;
   const [totalItems, pinned] = await Promise.all([requireMember(db, groupId, user), pinnedIds(db, groupId)]);
 
