@@ -4,17 +4,8 @@ import type { Tx } from '../../db/transaction.js';
 import type { UserRow } from '../../db/rows.js';
 import { invalidField } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
-import { encodeCursor, parseFeedQuery, threadIdsOf, UNREAD_SCAN } from './feed.js';
-import { presentFeedItem } from './presenter.js';
-import { reactionSummariesOf } from './service.js';
-import {
-  childCounts,
-  findMessageViews,
-  frontMessagesOfGroups,
-  membershipsWithFrontCount,
-  previewsOf,
-  unreadTargetsInGroups,
-} from './queries.js';
+import { feedCards, nextCursorOf, parseFeedQuery, threadIdsOf, UNREAD_SCAN } from './feed.js';
+import { frontMessagesOfGroups, membershipsWithFrontCount, unreadTargetsInGroups } from './queries.js';
 
 // The latest activity of all the caller's groups in one list (docs/api §11.8): the same cards, order
 // and cursor as one group's feed (§11.1), in as many queries, whatever the number of groups.
@@ -67,21 +58,6 @@ export async function allGroupsFeed(
   const shown = rows.slice(0, limit);
   const ids = shown.map((r) => r.id);
   const shownGroups = [...new Set(shown.map((r) => r.group_id))];
-  const [views, counts, unread, previews, reactions] = await Promise.all([
-    findMessageViews(db, ids),
-    childCounts(db, ids),
-    unreadThreadIds(db, user, shownGroups),
-    previewsOf(ctx, db, ids),
-    reactionSummariesOf(ctx, db, ids, user.id),
-  ]);
-  const byId = new Map(views.map((v) => [v.id, v]));
-  const messages = ids.flatMap((id) => {
-    const view = byId.get(id);
-    return view === undefined
-      ? []
-      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
-  });
-  const last = shown.at(-1);
-  const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;
-  return { messages, totalItems: groups.totalItems, nextCursor };
+  const messages = await feedCards(ctx, db, user, ids, unreadThreadIds(db, user, shownGroups));
+  return { messages, totalItems: groups.totalItems, nextCursor: nextCursorOf(rows, limit) };
 }

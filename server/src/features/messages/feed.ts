@@ -105,6 +105,42 @@ async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<
 }
 
 /**
+ * The cards of `ids`, in that order (one that vanished meanwhile is left out), with their extras
+ * loaded in one query each for all of them: no query per card, whatever the page's length.
+ */
+export async function feedCards(
+  ctx: AppContext,
+  db: Tx,
+  user: UserRow,
+  ids: string[],
+  unreadIds: Promise<Set<string>>,
+): Promise<FeedItem[]> {
+  const [views, counts, unread, previews, reactions] = await Promise.all([
+    findMessageViews(db, ids),
+    childCounts(db, ids),
+    unreadIds,
+    previewsOf(ctx, db, ids),
+    reactionSummariesOf(ctx, db, ids, user.id),
+  ]);
+  const byId = new Map(views.map((v) => [v.id, v]));
+  return ids.flatMap((id) => {
+    const view = byId.get(id);
+    return view === undefined
+      ? []
+      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
+  });
+}
+
+/** The cursor after the last card shown, from `limit + 1` rows read; null when there were no more. */
+export function nextCursorOf(
+  rows: readonly { id: string; last_activity_date: number }[],
+  limit: number,
+): string | null {
+  const last = rows.slice(0, limit).at(-1);
+  return rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;
+}
+
+/**
  * GET /api/groups/{id}/feed (docs/api §11.1): a screen of cards in one request. The cursor is the
  * position of the last card, so paging neither repeats nor skips cards while the order changes.
  * The first screen starts with every pinned message (at most LIMITS.pinsPerGroup) in pin order,
@@ -124,23 +160,8 @@ export async function groupFeed(
   const rows = await frontMessagesAfter(db, groupId, after, limit + 1, pinned);
   const shown = rows.slice(0, limit);
   const ids = [...(after === null ? pinned : []), ...shown.map((r) => r.id)];
-  const [views, counts, unread, previews, reactions] = await Promise.all([
-    findMessageViews(db, ids),
-    childCounts(db, ids),
-    unreadThreadIds(db, user, groupId),
-    previewsOf(ctx, db, ids),
-    reactionSummariesOf(ctx, db, ids, user.id),
-  ]);
-  const byId = new Map(views.map((v) => [v.id, v]));
-  const messages = ids.flatMap((id) => {
-    const view = byId.get(id);
-    return view === undefined
-      ? []
-      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
-  });
-  const last = shown.at(-1);
-  const nextCursor = rows.length > limit && last !== undefined ? encodeCursor(last.last_activity_date, last.id) : null;
-  return { messages, totalItems, nextCursor };
+  const messages = await feedCards(ctx, db, user, ids, unreadThreadIds(db, user, groupId));
+  return { messages, totalItems, nextCursor: nextCursorOf(rows, limit) };
 }
 
 /** GET /api/groups/{id}/random (docs/api §5.5): a front message picked uniformly; null when none. */
