@@ -102,13 +102,23 @@ const ROUTES: RouteCase[] = [
   { name: 'home', who: 'member', path: () => '/', ready: feedReady },
   { name: 'group', who: 'member', path: (seed) => `/groups/${seed.home}`, ready: feedReady },
   {
+    name: 'all-groups',
+    who: 'member',
+    path: () => '/feed',
+    ready: async (page) => {
+      await visible(heading(page).filter({ hasText: 'All my groups' }));
+      await visible(main(page).locator('article').first());
+    },
+  },
+  {
     name: 'groups-menu',
     who: 'member',
     path: (seed) => `/groups/${seed.home}`,
     ready: async (page) => {
       await feedReady(page);
       await page.locator('header button[aria-expanded]').first().click();
-      await countOf(page.locator('header nav a'), 10_000).toBe(3);
+      // "All my groups" (issue 20), then the groups, then "Create a group".
+      await countOf(page.locator('header nav a'), 10_000).toBe(4);
     },
   },
   {
