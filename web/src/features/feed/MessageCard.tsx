@@ -5,7 +5,7 @@ import { imageUrl } from '../../lib/api';
 import { useRelativeTime } from '../../hooks/useRelativeTime';
 import { useTranslation } from '../../lib/i18n';
 import { PinnedMark } from '../pins/PinnedMark';
-import { ReactionSummaryLine } from '../messages/Reactions';
+import { ReactionSummaryLine } from './ReactionSummaryLine';
 import { cardPicture } from './cardPicture';
 import styles from './MessageCard.module.css';
 

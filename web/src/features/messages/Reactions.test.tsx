@@ -8,7 +8,8 @@ import { initI18n } from '../../lib/i18n';
 import { clearSession, setApiKey } from '../../lib/session';
 import { message } from '../../test/fixtures';
 import { applyReactions, summariesFor } from './reactionCache';
-import { ReactionSummaryLine, Reactions } from './Reactions';
+import { ReactionSummaryLine } from '../feed/ReactionSummaryLine';
+import { Reactions } from './Reactions';
 
 const thumbs: ReactionSummary = {
   emoji: '👍',

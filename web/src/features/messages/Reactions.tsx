@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
-import { formatList, type ReactionSummary } from '@kith/common';
+import type { ReactionSummary } from '@kith/common';
 import { useInfo } from '../../api/queries';
 import { Dropdown } from '../../components/Dropdown';
 import { call } from '../../lib/api';
@@ -9,6 +9,7 @@ import { useTranslation } from '../../lib/i18n';
 import { showError } from '../../lib/notify';
 import { COMMON_EMOJI, MORE_EMOJI } from './emoji';
 import { applyReactions } from './reactionCache';
+import { useReactionNames } from './reactionNames';
 import styles from './Reactions.module.css';
 
 /** A press this long on a touch screen shows who reacted instead of toggling. */
@@ -29,16 +30,6 @@ function SmileyPlus() {
 }
 
 /** "Ann, Bob and Eve", joined as the interface language joins names. */
-function useNames() {
-  const { t, i18n } = useTranslation();
-  return (summary: Pick<ReactionSummary, 'users'>) =>
-    formatList(
-      i18n.language,
-      summary.users.map((u) => u.name),
-      (first, second) => t('common.list_two', { first, second }),
-    );
-}
-
 /** The picker: the common emoji, and a curated grid behind "more". */
 function Picker({ onPick, disabled }: { onPick: (emoji: string) => void; disabled: boolean }) {
   const { t } = useTranslation();
@@ -86,7 +77,7 @@ export function Reactions({ messageId, reactions }: { messageId: string; reactio
   const { t } = useTranslation();
   const client = useQueryClient();
   const { data: info } = useInfo();
-  const names = useNames();
+  const names = useReactionNames();
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState<string | null>(null);
   const press = useRef<{ timer: ReturnType<typeof setTimeout> | null; long: boolean }>({ timer: null, long: false });
@@ -172,28 +163,5 @@ export function Reactions({ messageId, reactions }: { messageId: string; reactio
         </div>
       )}
     </div>
-  );
-}
-
-/** The compact summary on a feed card: each emoji with its count, who reacted in the tooltip. */
-export function ReactionSummaryLine({ reactions }: { reactions: ReactionSummary[] }) {
-  const { t } = useTranslation();
-  const names = useNames();
-  if (reactions.length === 0) return null;
-  const text = reactions.map((r) => `${r.emoji} ${r.count}`).join(' ');
-  return (
-    <span
-      className={styles.summary}
-      role="img"
-      title={reactions.map((r) => t('reactions.who', { emoji: r.emoji, names: names(r) })).join('\n')}
-      aria-label={t('reactions.summary', { list: text })}
-    >
-      {reactions.slice(0, 3).map((r) => (
-        <span key={r.emoji} aria-hidden="true">
-          {r.emoji}
-          <span className={styles.count}>{r.count}</span>
-        </span>
-      ))}
-    </span>
   );
 }
