@@ -1,6 +1,6 @@
 // API objects for the web client's component tests, typed by the server's schemas (@kith/common):
 // a fixture that drifts from what the server answers does not compile.
-import type { Me, Message, Notification } from '@kith/common';
+import type { FeedItem, Me, Message, Notification } from '@kith/common';
 
 /** Noon, 1 January 2026, in seconds. */
 export const NOW_SECONDS = 1767268800;
@@ -42,6 +42,22 @@ export function message(overrides: Partial<Message> = {}): Message {
     can: { edit: false, delete: false, publish: false, pin: false },
     ...overrides,
   };
+}
+
+/** A feed card (docs/api §11.1): `message()` as a post on the group page shows; `overrides` set the rest. */
+export function feedItem(overrides: Partial<FeedItem> = {}): FeedItem {
+  const {
+    parent: _parent,
+    lineage: _lineage,
+    children: _children,
+    files: _files,
+    isPublic: _isPublic,
+    can: _can,
+    group: _group,
+    ...card
+  } = message({ isInFront: true, parent: null, lineage: [] });
+  const group = { id: 'g', entityType: 'group' as const, name: 'Family' };
+  return { ...card, group, children: 0, truncated: false, unread: false, ...overrides };
 }
 
 /** An unread comment by `name` (id `${name}`) on Ana's message m1 “Beach day” in Family. */

@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedItem } from '@kith/common';
 import { visibleCards } from './allGroups';
+import { feedItem } from '../../test/fixtures';
 
-const card = (id: string, groupId: string, groupName: string): FeedItem => ({
-  id,
-  entityType: 'message',
-  type: 'standard',
-  createdAt: 1,
-  lastActivityDate: 1,
-  data: { text: id },
-  author: null,
-  group: { id: groupId, entityType: 'group', name: groupName },
-  preview: null,
-  pinnedInGroup: false,
-  reactions: [],
-  children: 0,
-  isInFront: true,
-  isDeleted: false,
-  truncated: false,
-  unread: false,
-});
+const card = (id: string, groupId: string, groupName: string): FeedItem =>
+  feedItem({ id, data: { text: id }, group: { id: groupId, entityType: 'group', name: groupName } });
 
 describe('visibleCards (the all-groups feed)', () => {
   const cards = [card('m1', 'g1', 'Family'), card('m2', 'g2', 'Friends'), card('m3', 'g1', 'Family')];

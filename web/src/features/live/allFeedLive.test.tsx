@@ -6,6 +6,7 @@ import { createQueryClient, type FeedData, keys } from '../../api/queries';
 import { FakeEventServer } from '../../lib/events.fixtures';
 import { clearSession, setApiKey } from '../../lib/session';
 import { useLiveEvents } from './useLiveEvents';
+import { feedItem } from '../../test/fixtures';
 
 // The all-groups feed (docs/api §11.8) follows the live stream as a group's feed does.
 
@@ -24,24 +25,8 @@ async function until(condition: () => boolean): Promise<void> {
   }
 }
 
-const card = (id: string, groupId: string): FeedItem => ({
-  id,
-  entityType: 'message',
-  type: 'standard',
-  createdAt: 1,
-  lastActivityDate: 1,
-  data: { text: id },
-  author: null,
-  group: { id: groupId, entityType: 'group', name: groupId },
-  preview: null,
-  pinnedInGroup: false,
-  reactions: [],
-  children: 0,
-  isInFront: true,
-  isDeleted: false,
-  truncated: false,
-  unread: false,
-});
+const card = (id: string, groupId: string): FeedItem =>
+  feedItem({ id, data: { text: id }, group: { id: groupId, entityType: 'group', name: groupId } });
 
 const feedOf = (...cards: FeedItem[]): FeedData => ({
   pages: [{ messages: cards, totalItems: cards.length, nextCursor: null }],
