@@ -1,9 +1,7 @@
-import type { Message, MessagePreview, ReactionSummary } from '@kith/common';
-import { plainText } from '@kith/common';
+import { LIMITS, plainText, type Message, type MessagePreview, type ReactionSummary } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
-import { LIMITS } from '@kith/common';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
