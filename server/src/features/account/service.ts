@@ -160,7 +160,7 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
     if (changes.password_hash !== undefined) await queueMail(ctx, effects, passwordChangedMail(ctx.config, user));
     if (newLogin !== undefined) await queueMail(ctx, effects, loginChangedMail(ctx.config, caller.login, user));
     if (changes.notification_emails === 'immediately' && caller.notification_emails !== 'immediately') {
-      await queueImmediateMailOf(ctx, effects, caller.id);
+      await queueImmediateMailOf(ctx, tx, effects, caller.id);
     }
     return user;
   });

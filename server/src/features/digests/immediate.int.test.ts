@@ -287,6 +287,28 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
     expect(mailsTo(hal).map((m) => m.parsed.subject)).toEqual(['Just now: 1 new message in your groups']);
   });
 
+  it('starts no job when someone switches to immediately with nothing waiting, so their next burst is one mail', async () => {
+    const ida = await buildUser(t.ctx, { name: 'Ida', login: 'ida.now@example.org', notificationEmails: 'none' });
+    const club = (await buildGroup(t.ctx, { name: 'Rowing', members: [ida, ben] })).id;
+    const put = await api.put(`/users/${ida.user.id}`, {
+      key: ida.key,
+      body: { data: { notification_emails: 'immediately' } },
+    });
+    expect(put.status).toBe(200);
+    expect(await jobsOf(ida)).toEqual([]);
+    // Most of a delay later, a burst starts its own window, from its first post.
+    t.clock.advance(DELAY - SECOND);
+    for (const title of ['Boat', 'Oars']) {
+      const res = await api.post('/messages', { key: ben.key, body: { group: club, data: { title } } });
+      expect(res.status).toBe(201);
+      t.clock.advance(2 * SECOND);
+    }
+    expect(await jobsOf(ida)).toEqual([{ status: 'queued', runAfter: t.clock.now() - 4 * SECOND + DELAY }]);
+    t.clock.advance(DELAY);
+    await t.ctx.jobs.drain();
+    expect(mailsTo(ida).map((m) => m.parsed.subject)).toEqual(['Just now: 2 new messages in your groups']);
+  });
+
   it('never mails a reaction: it queues no job, and a later mail does not list it', async () => {
     const ivy = await buildUser(t.ctx, {
       name: 'Ivy',

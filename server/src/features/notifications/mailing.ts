@@ -1,6 +1,7 @@
 import type { NotificationType } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import type { Effects, Tx } from '../../db/transaction.js';
+import { unmailedNotifications } from '../digests/queries.js';
 import { usersWithFrequency } from './queries.js';
 import type { CreatedNotification } from './service.js';
 
@@ -47,12 +48,16 @@ export async function queueImmediateMails(
 /**
  * A user who has just chosen `immediately` gets what is already waiting for a mail (say the
  * morning's posts, unmailed while on `daily`) a delay later, rather than with the next activity.
+ * With nothing waiting no job starts: an empty one would open a window that the next burst could
+ * straddle, splitting it into two mails.
  */
 export async function queueImmediateMailOf(
   ctx: Pick<AppContext, 'config'>,
+  tx: Tx,
   effects: Effects,
   userId: string,
 ): Promise<void> {
   if (!ctx.config.allowEmail) return;
+  if ((await unmailedNotifications(tx, userId, MAILED_NOTIFICATION_TYPES, 1)).length === 0) return;
   await effects.enqueue('send-immediate-mail', { userId }, immediateJobOptions(ctx));
 }
