@@ -5,6 +5,13 @@
 export const NOTIFICATION_EMAIL_FREQUENCIES = ['none', 'immediately', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 export type NotificationEmailFrequency = (typeof NOTIFICATION_EMAIL_FREQUENCIES)[number];
 
+/**
+ * What Web Push sends a user (`data.push_notifications`, issue 21, docs/api §11.9): everything they
+ * are notified of, only mentions of them and replies to their own messages, or nothing.
+ */
+export const PUSH_CHOICES = ['all', 'mentions_replies', 'none'] as const;
+export type PushChoice = (typeof PUSH_CHOICES)[number];
+
 /** The colour scheme a user chose (`data.theme`); `system` follows the device's light or dark setting. */
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];

@@ -8,6 +8,7 @@ export * from './reactions.js';
 export * from './api/schemas.js';
 export * from './api/search-schemas.js';
 export * from './api/link-schemas.js';
+export * from './api/push-schemas.js';
 export * from './api/endpoints.js';
 export * from './api/events.js';
 export * from './locale-format.js';

@@ -37,6 +37,7 @@ import {
   UserUpdateBody,
 } from './schemas.js';
 import { LinkPreview } from './link-schemas.js';
+import { PresenceBody, PushSubscription, PushSubscriptionBody, PushSubscriptionList } from './push-schemas.js';
 import { SearchAnswer, SearchBody } from './search-schemas.js';
 
 /**
@@ -499,6 +500,38 @@ export const endpoints = table({
     }),
     response: { 200: LinkPreview },
     errors: [400, 401, 429],
+  },
+
+  // Web Push (Kith addition, issue 21, docs/api §11.9)
+  'GET /api/me/push-subscriptions': {
+    summary: 'The caller’s devices that receive pushes, with the VAPID public key to add one',
+    tag: 'push',
+    auth: 'key',
+    response: { 200: PushSubscriptionList },
+    errors: [],
+  },
+  'POST /api/me/push-subscriptions': {
+    summary: 'Add this device (its push subscription); an endpoint already known is updated and moves to the caller',
+    tag: 'push',
+    auth: 'key',
+    body: PushSubscriptionBody,
+    response: { 201: PushSubscription, 200: PushSubscription },
+    errors: [400, 403, 409],
+  },
+  'DELETE /api/me/push-subscriptions/{id}': {
+    summary: 'Remove one of the caller’s devices',
+    tag: 'push',
+    auth: 'key',
+    response: { 204: null },
+    errors: [404],
+  },
+  'PUT /api/me/presence': {
+    summary: 'Report whether Kith is in front of the caller on this browser (no pushes while it is)',
+    tag: 'push',
+    auth: 'key',
+    body: PresenceBody,
+    response: { 204: null },
+    errors: [400],
   },
 
   // Live events (docs/api §11.4)

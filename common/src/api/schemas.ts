@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { DEFAULT_PAGES, NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES, THEMES } from '../enums.js';
+import { DEFAULT_PAGES, NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES, PUSH_CHOICES, THEMES } from '../enums.js';
 import { ERROR_CODES } from '../errors.js';
 
 /**
@@ -45,6 +45,15 @@ export const Me = Type.Object({
       theme: Type.Optional(Type.String({ description: 'system, light or dark (Kith addition)' })),
       default_page: Type.Optional(
         Type.String({ description: 'default_group or feed: the page the client opens first (as Zusam 0.6.1)' }),
+      ),
+      push_notifications: Type.Optional(
+        Type.String({ description: 'all, mentions_replies or none: what Web Push sends (Kith addition, §11.9)' }),
+      ),
+      quiet_hours: Type.Optional(
+        Type.String({ description: '"HH:MM-HH:MM" in time_zone, no pushes then; "" for none (Kith addition, §11.9)' }),
+      ),
+      time_zone: Type.Optional(
+        Type.String({ description: 'IANA time zone, e.g. Europe/Paris (Kith addition, §11.9)' }),
       ),
     },
     { description: 'only the keys that were ever set' },
@@ -119,6 +128,9 @@ export const Info = Type.Object({
   reactions: Type.Boolean({
     description: 'Kith addition (issue 20): members may react with an emoji (REACTIONS_ENABLED)',
   }),
+  push: Type.Optional(
+    Type.Boolean({ description: 'Kith addition (issue 21): the server sends Web Push notifications (PUSH_ENABLED)' }),
+  ),
   limits: Type.Object({
     text: Type.Integer(),
     title: Type.Integer(),
@@ -336,6 +348,11 @@ export const UserUpdateBody = Type.Object({
       lang: Type.Optional(Type.String()),
       theme: Type.Optional(Type.Enum(THEMES)),
       default_page: Type.Optional(Type.Enum(DEFAULT_PAGES)),
+      push_notifications: Type.Optional(Type.Enum(PUSH_CHOICES)),
+      quiet_hours: Type.Optional(
+        Type.String({ description: '"HH:MM-HH:MM" (24-hour clock, may span midnight) or ""' }),
+      ),
+      time_zone: Type.Optional(Type.String({ description: 'an IANA time zone name' })),
     }),
   ),
 });
