@@ -1,8 +1,7 @@
 import type { NotificationType } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import type { Effects, Tx } from '../../db/transaction.js';
-import { unmailedNotifications } from '../digests/queries.js';
-import { usersWithFrequency } from './queries.js';
+import { hasUnmailedNotification, usersWithFrequency } from './queries.js';
 import type { CreatedNotification } from './service.js';
 
 /**
@@ -58,6 +57,6 @@ export async function queueImmediateMailOf(
   userId: string,
 ): Promise<void> {
   if (!ctx.config.allowEmail) return;
-  if ((await unmailedNotifications(tx, userId, MAILED_NOTIFICATION_TYPES, 1)).length === 0) return;
+  if (!(await hasUnmailedNotification(tx, userId, MAILED_NOTIFICATION_TYPES))) return;
   await effects.enqueue('send-immediate-mail', { userId }, immediateJobOptions(ctx));
 }

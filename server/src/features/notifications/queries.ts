@@ -91,6 +91,20 @@ export async function deleteNotificationById(db: Q, id: string): Promise<void> {
   await db.deleteFrom('notifications').where('id', '=', id).execute();
 }
 
+/** Whether a user has an unread notification of one of `types` that no mail has listed yet. */
+export async function hasUnmailedNotification(db: Q, userId: string, types: readonly string[]): Promise<boolean> {
+  const row = await db
+    .selectFrom('notifications')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('read', '=', 0)
+    .where('emailed_at', 'is', null)
+    .where('type', 'in', types)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Which of `userIds` have their notification e-mails set to `frequency` (`users_notification_emails`). */
 export async function usersWithFrequency(db: Q, userIds: string[], frequency: string): Promise<string[]> {
   if (userIds.length === 0) return [];
