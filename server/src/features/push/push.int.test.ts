@@ -151,6 +151,19 @@ describe('Web Push (§11.9)', () => {
       expect((await api.get('/me/push-subscriptions', { key: ana.key })).body.subscriptions).toEqual([]);
     });
 
+    it('lets the devices go with a deleted account', async () => {
+      const ana = await member('Ana');
+      await subscribe(ana);
+      const res = await api.delete(`/users/${ana.user.id}`, { key: ana.key });
+      expect(res.status, res.text).toBe(204);
+      const left = await t.ctx.db.kysely
+        .selectFrom('push_subscriptions')
+        .select('id')
+        .where('user_id', '=', ana.user.id)
+        .execute();
+      expect(left).toEqual([]);
+    });
+
     it('refuses bad bodies with 400 and a stable code, and records nothing', async () => {
       const ana = await member('Ana');
       const good = service.device().subscription();
