@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { transaction } from '../../db/transaction.js';
 import { PermanentJobError, type JobQueue } from '../../jobs/job-queue.js';
 import { mailLanguage } from '../../mail/texts.js';
-import { RefusedEndpointError, resolveEndpoint } from './endpoint.js';
+import { RefusedEndpointError, resolveEndpoint, type CheckedTarget } from './endpoint.js';
 import { buildPayload } from './payload.js';
 import { inQuietHours, isValidTimeZone, parseQuietHours, pushAdmits, pushChoiceOf } from './policy.js';
 import {
@@ -17,7 +17,7 @@ import {
   recordPushFailure,
   recordPushSuccess,
 } from './queries.js';
-import { sendPush } from './sender.js';
+import { sendPush, type PushOutcome } from './sender.js';
 import { vapidKeys } from './vapid.js';
 
 /**
@@ -95,7 +95,7 @@ export function registerPushHandlers(ctx: AppContext, queue: JobQueue): void {
       } catch {
         throw new PermanentJobError('The queued push cannot be opened with the current SECRET_KEY');
       }
-      let target;
+      let target: CheckedTarget;
       try {
         target = await resolveEndpoint(device.endpoint, ctx.config.push.allowLoopback);
       } catch (error) {
@@ -106,7 +106,7 @@ export function registerPushHandlers(ctx: AppContext, queue: JobQueue): void {
         throw new PermanentJobError(`push endpoint refused: ${error.message}`);
       }
       const keys = await vapidKeys(ctx);
-      let outcome;
+      let outcome: PushOutcome;
       try {
         outcome = await sendPush(target, device, payload, { ...keys, subject: ctx.config.push.subject });
       } catch (error) {

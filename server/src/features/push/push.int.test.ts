@@ -121,6 +121,10 @@ describe('Web Push (§11.9)', () => {
       expect(again.body).toMatchObject({ id: res.body.id, label: 'Renamed' });
       const list = await api.get('/me/push-subscriptions', { key: ana.key });
       expect(list.body.subscriptions).toEqual([again.body]);
+      // Without a label, subscribing again keeps the one it had.
+      const unlabelled = await api.post('/me/push-subscriptions', { key: ana.key, body: device.subscription() });
+      expect(unlabelled.status).toBe(200);
+      expect(unlabelled.body.label).toBe('Renamed');
     });
 
     it('moves a known endpoint to whoever subscribes it next (a shared tablet)', async () => {

@@ -68,8 +68,11 @@ export async function addPushSubscription(
   if (keys === undefined) throw missingField('keys');
   const p256dh = decodeKey(keys.string('p256dh'), 'keys.p256dh', 65, 'device key');
   const auth = decodeKey(keys.string('auth'), 'keys.auth', 16, 'auth secret');
-  const label = (body.string('label') ?? '').trim();
-  if ([...label].length > LABEL_MAX) throw invalidField('label', `The label must be at most ${LABEL_MAX} characters`);
+  // Without a label, a device subscribing again keeps the one it had.
+  const label = body.string('label')?.trim();
+  if (label !== undefined && [...label].length > LABEL_MAX) {
+    throw invalidField('label', `The label must be at most ${LABEL_MAX} characters`);
+  }
   try {
     await resolveEndpoint(endpoint, ctx.config.push.allowLoopback);
   } catch (error) {
@@ -94,10 +97,20 @@ export async function addPushSubscription(
       // Pushes start with what happens from now on: notifications already there are not pushed.
       await initPushCursor(tx, user.id, (await newestNotificationAt(tx, user.id)) ?? 0);
       if (existing !== undefined) {
-        await updateSubscription(tx, existing.id, { user_id: user.id, p256dh, auth, label });
-        return { status: 200 as const, row: { ...existing, user_id: user.id, p256dh, auth, label, failures: 0 } };
+        const changes = { user_id: user.id, p256dh, auth, label: label ?? existing.label };
+        await updateSubscription(tx, existing.id, changes);
+        return { status: 200 as const, row: { ...existing, ...changes, failures: 0 } };
       }
-      const row = { id: newId(), user_id: user.id, endpoint, p256dh, auth, label, created_at: now, last_push_at: null };
+      const row = {
+        id: newId(),
+        user_id: user.id,
+        endpoint,
+        p256dh,
+        auth,
+        label: label ?? '',
+        created_at: now,
+        last_push_at: null,
+      };
       await insertSubscription(tx, row);
       return { status: 201 as const, row: { ...row, failures: 0 } };
     });
