@@ -493,13 +493,13 @@ describe('Web Push (§11.9)', () => {
       expect(service.pushesTo(phone)).toEqual([]);
     });
 
-    it('forgets a device the push service no longer knows (410)', async () => {
+    it.each([404, 410])('forgets a device the push service no longer knows (%i)', async (status) => {
       const ana = await member('Ana');
       const ben = await member('Ben');
       const group = (await buildGroup(t.ctx, { members: [ana, ben] })).id;
       const gone = await subscribe(ana);
       const kept = await subscribe(ana);
-      service.answer(gone, 410);
+      service.answer(gone, status);
       await post(ben, group, { text: 'Hello' });
       await aMinuteLater();
       expect(service.pushesTo(gone)).toHaveLength(1);
@@ -508,6 +508,50 @@ describe('Web Push (§11.9)', () => {
         endpoint: string;
       }[];
       expect(list.map((s) => s.endpoint)).toEqual([kept.endpoint]);
+    });
+
+    it('tries a busy push service again (503), gives up a refused push (400), and keeps both devices', async () => {
+      const ana = await member('Ana');
+      const ben = await member('Ben');
+      const group = (await buildGroup(t.ctx, { members: [ana, ben] })).id;
+      const busy = await subscribe(ana);
+      const refusing = await subscribe(ana);
+      service.answer(busy, 503);
+      service.answer(refusing, 400);
+      await post(ben, group, { text: 'Hello' });
+      await aMinuteLater();
+      expect(service.pushesTo(busy)).toHaveLength(1);
+      expect(service.pushesTo(refusing)).toHaveLength(1);
+      service.answer(busy, 201);
+      service.answer(refusing, 201);
+      t.clock.advance(10 * MINUTE);
+      await t.ctx.jobs.drain();
+      // The busy one got the push on the second try; the refused one is not tried again.
+      expect(service.pushesTo(busy)).toHaveLength(2);
+      expect(service.pushesTo(refusing)).toHaveLength(1);
+      expect((await api.get('/me/push-subscriptions', { key: ana.key })).body.subscriptions).toHaveLength(2);
+    });
+
+    it('pushes a reaction to the author, opening the message', async () => {
+      const ana = await member('Ana', { lang: 'fr_FR' });
+      const ben = await member('Ben');
+      const group = (await buildGroup(t.ctx, { name: 'Famille', members: [ana, ben] })).id;
+      const phone = await subscribe(ana);
+      const photo = await post(ana, group, { title: 'La plage', text: 'Août' });
+      t.clock.advance(SECOND);
+      const res = await api.post(`/messages/${photo}/reactions`, { key: ben.key, body: { reaction: '👍' } });
+      expect(res.status, res.text).toBe(200);
+      await aMinuteLater();
+      const [push] = service.pushesTo(phone);
+      if (push === undefined) throw new Error('no push');
+      expect(phone.read(push)).toEqual({
+        title: 'Famille',
+        body: 'Ben a réagi à votre message « La plage »',
+        url: `/messages/${photo}`,
+        tag: `kith-${photo}`,
+        lang: 'fr-FR',
+        count: 1,
+      });
     });
 
     it('a push service that hangs never delays a request: the push times out and is tried again later', async () => {
