@@ -47,6 +47,9 @@ export const ERROR_CODES = [
   'service_unavailable',
   'not_pinnable',
   'too_many_pins',
+  // Web Push (issue 21, docs/api §11.9)
+  'invalid_push_subscription',
+  'too_many_push_subscriptions',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

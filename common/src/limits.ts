@@ -23,6 +23,8 @@ export const LIMITS = {
   jsonBodyBytes: 1024 * 1024,
   /** Messages pinned at the top of one group at a time (docs/api §6.3 `pinnedInGroup`). */
   pinsPerGroup: 5,
+  /** Devices one user may have receive Web Push (docs/api §11.9). */
+  pushSubscriptionsPerUser: 20,
   /** Group feed page (docs/api §5.4). */
   groupPageSize: 30,
   /** Notifications: default, maximum, and what the web client shows (it asks one more). */

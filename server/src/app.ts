@@ -6,6 +6,7 @@ import { LIMITS, type EndpointAuth } from '@kith/common';
 import { authRoutes } from './features/auth/routes.js';
 import { bookmarkRoutes } from './features/bookmarks/routes.js';
 import { reactionRoutes } from './features/reactions/routes.js';
+import { pushRoutes } from './features/push/routes.js';
 import { fileBytesRoutes, fileRoutes } from './features/files/routes.js';
 import { linkRoutes } from './features/links/routes.js';
 import { eventRoutes } from './features/live/stream.js';
@@ -221,6 +222,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       messageRoutes(api, ctx);
       bookmarkRoutes(api, ctx);
       reactionRoutes(api, ctx);
+      pushRoutes(api, ctx);
       eventRoutes(api, ctx);
       digestRoutes(api, ctx);
     },

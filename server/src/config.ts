@@ -106,6 +106,26 @@ export interface Config {
    * set it on a real instance: it lets any user make the server request its own local services.
    */
   linkPreviewAllowLoopback: boolean;
+  /** Web Push (issue 21, docs/api §11.9): the PUSH_* and VAPID_* variables. */
+  push: PushConfig;
+}
+
+/** Web Push settings (`Config.push`). */
+export interface PushConfig {
+  /** `PUSH_ENABLED` (default true): devices may subscribe and notifications are pushed; `push` in /api/info. */
+  enabled: boolean;
+  /**
+   * `VAPID_PUBLIC_KEY` and `VAPID_PRIVATE_KEY` (base64url, given together), or null: the keys are
+   * then generated once and kept in the database (features/push/vapid.ts).
+   */
+  vapidKeys: { publicKey: string; privateKey: string } | null;
+  /** `VAPID_SUBJECT`: a mailto: or https: contact for push services (default from PUBLIC_URL or MAIL_FROM). */
+  subject: string;
+  /**
+   * `PUSH_ALLOW_LOOPBACK`: TEST-ONLY (default false). Subscriptions may name loopback addresses, over
+   * http too, so tests can run a push service on 127.0.0.1. Never set it on a real instance.
+   */
+  allowLoopback: boolean;
 }
 
 /** Where file bytes go in scale-out mode (`Config.s3`). */
@@ -291,6 +311,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const apiDocs = bool('API_DOCS', true);
   const linkPreviews = bool('LINK_PREVIEWS', true);
   const linkPreviewAllowLoopback = bool('LINK_PREVIEW_ALLOW_LOOPBACK', false);
+  const push = readPush(read, bool, problems, publicUrl, read('MAIL_FROM'));
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -330,6 +351,46 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     apiDocs,
     linkPreviews,
     linkPreviewAllowLoopback,
+    push,
+  };
+}
+
+/**
+ * The Web Push settings. Given VAPID keys must decode to a P-256 key pair's sizes (65-byte
+ * uncompressed public point, 32-byte private scalar); the subject must be mailto: or https:, as
+ * push services require. Without VAPID_SUBJECT an https PUBLIC_URL is the contact, else MAIL_FROM's
+ * address.
+ */
+function readPush(
+  read: (name: string) => string | undefined,
+  bool: (name: string, fallback: boolean) => boolean,
+  problems: string[],
+  publicUrl: string,
+  mailFrom: string | undefined,
+): PushConfig {
+  const publicKey = read('VAPID_PUBLIC_KEY');
+  const privateKey = read('VAPID_PRIVATE_KEY');
+  let vapidKeys: PushConfig['vapidKeys'] = null;
+  if ((publicKey === undefined) !== (privateKey === undefined)) {
+    problems.push('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together: set both, or neither to have them generated');
+  } else if (publicKey !== undefined && privateKey !== undefined) {
+    const decodedLength = (text: string) => (/^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, 'base64url').length : 0);
+    if (decodedLength(publicKey) !== 65)
+      problems.push('VAPID_PUBLIC_KEY must be a P-256 public key in base64url (65 bytes)');
+    if (decodedLength(privateKey) !== 32)
+      problems.push('VAPID_PRIVATE_KEY must be a P-256 private key in base64url (32 bytes)');
+    vapidKeys = { publicKey, privateKey };
+  }
+  const fromAddress = /<?([^<>\s]+@[^<>\s]+)>?\s*$/.exec(mailFrom ?? '')?.[1] ?? 'kith@localhost';
+  const subject = read('VAPID_SUBJECT') ?? (publicUrl.startsWith('https://') ? publicUrl : `mailto:${fromAddress}`);
+  if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(subject)) {
+    problems.push(`VAPID_SUBJECT must be a mailto: address or an https: URL (got "${subject}")`);
+  }
+  return {
+    enabled: bool('PUSH_ENABLED', true),
+    vapidKeys,
+    subject,
+    allowLoopback: bool('PUSH_ALLOW_LOOPBACK', false),
   };
 }
 

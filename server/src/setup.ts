@@ -11,6 +11,7 @@ import { SecretBox } from './lib/secrets.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerMailHandler } from './mail/queue.js';
 import { registerImmediateMailHandler } from './features/digests/immediate.js';
+import { registerPushHandlers } from './features/push/jobs.js';
 import { registerDigestHandler } from './features/digests/service.js';
 import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
@@ -72,6 +73,7 @@ export async function createContext(
   registerDigestHandler(ctx, ctx.jobs);
   registerImmediateMailHandler(ctx, ctx.jobs);
   registerLinkPreviewHandler(ctx, ctx.jobs);
+  registerPushHandlers(ctx, ctx.jobs);
   return ctx;
 }
 

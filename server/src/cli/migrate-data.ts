@@ -60,6 +60,8 @@ const TABLES: TableCopy[] = [
   { name: 'password_reset_keys', key: ['id'] },
   { name: 'bookmarks', key: ['id'] },
   { name: 'reactions', key: ['id'] },
+  { name: 'push_subscriptions', key: ['id'] },
+  { name: 'push_presence', key: ['user_id', 'device'] },
   { name: 'files', key: ['id'] },
   { name: 'message_files', key: ['message_id', 'position'] },
   { name: 'links', key: ['id'] },

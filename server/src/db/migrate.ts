@@ -17,6 +17,7 @@ import * as m0014 from './migrations/0014_reactions.js';
 import * as m0015 from './migrations/0015_pins.js';
 
 import * as m0017 from './migrations/0017_all_groups_feed.js';
+import * as m0018 from './migrations/0018_push.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_pins': m0015,
 
   '0017_all_groups_feed': m0017,
+  '0018_push': m0018,
 };
 
 const provider: MigrationProvider = {

@@ -27,6 +27,14 @@ export interface UsersTable {
   theme: string | null;
   /** The page the client opens first (`data.default_page`: default_group, feed); null when never chosen. */
   default_page: string | null;
+  /** What Web Push sends (`data.push_notifications`: all, mentions_replies, none); null when never chosen (all). */
+  push_notifications: string | null;
+  /** `data.quiet_hours`: "HH:MM-HH:MM" in time_zone, or "" for none; null when never set. */
+  quiet_hours: string | null;
+  /** `data.time_zone`: IANA name; null when never set (the instance's TIME_ZONE). */
+  time_zone: string | null;
+  /** Creation time (ms) of the newest notification a push job has dealt with (features/push/). */
+  push_cursor: number | null;
   created_at: number;
   last_activity_date: number;
 }
@@ -195,6 +203,29 @@ export interface KithMetaTable {
   value: string;
 }
 
+/** A device that receives Web Push (features/push/). */
+export interface PushSubscriptionsTable {
+  id: string;
+  user_id: string;
+  endpoint: string;
+  /** The device's P-256 public key, base64url. */
+  p256dh: string;
+  /** The device's 16-byte auth secret, base64url. */
+  auth: string;
+  label: string;
+  created_at: number;
+  last_push_at: number | null;
+  /** Failed sends in a row (reset by a success). */
+  failures: Generated<number>;
+}
+
+/** A browser that reported Kith focused, until expires_at (features/push/). */
+export interface PushPresenceTable {
+  user_id: string;
+  device: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -210,4 +241,6 @@ export interface Database {
   jobs: JobsTable;
   digest_runs: DigestRunsTable;
   reactions: ReactionsTable;
+  push_subscriptions: PushSubscriptionsTable;
+  push_presence: PushPresenceTable;
 }

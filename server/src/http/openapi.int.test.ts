@@ -86,6 +86,10 @@ describe('OpenAPI document and docs page (docs/api §11.5)', () => {
         'GET /api/files/{id}',
         'GET /api/images/{type}/{w}/{h}/{id}',
         'GET /api/links/by_url',
+        'GET /api/me/push-subscriptions',
+        'POST /api/me/push-subscriptions',
+        'DELETE /api/me/push-subscriptions/{id}',
+        'PUT /api/me/presence',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.

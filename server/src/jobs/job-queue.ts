@@ -16,6 +16,10 @@ export interface KithJobs {
   'send-immediate-mail': { userId: string };
   /** Fetch and store the preview of a URL posted in a message (src/features/links/service.ts). */
   'link-preview': { url: string };
+  /** Push one user what their latest burst of notifications says (src/features/push/jobs.ts). */
+  'push-notifications': { userId: string };
+  /** Send one push, sealed with the server secret, to one device (src/features/push/jobs.ts). */
+  'send-push': { subscriptionId: string; sealed: string };
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   DEFAULT_PAGES,
+  PUSH_CHOICES,
   NOTIFICATION_EMAIL_FREQUENCIES,
   THEMES,
   isValidLangCode,
@@ -24,6 +25,7 @@ import { findMembership } from '../memberships/queries.js';
 import { canBeAvatarOf } from '../files/policy.js';
 import { findFile } from '../files/queries.js';
 import { queueImmediateMailOf } from '../notifications/mailing.js';
+import { isValidTimeZone, parseQuietHours } from '../push/policy.js';
 import { canEditUser } from './policy.js';
 import { getMe } from '../users/service.js';
 import {
@@ -127,6 +129,27 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
         throw invalidField('data.default_page', `The default page must be one of ${DEFAULT_PAGES.join(', ')}`);
       }
       changes.default_page = defaultPage;
+    }
+    // Web Push settings (issue 21, docs/api §11.9).
+    const pushChoice = data.string('push_notifications');
+    if (pushChoice !== undefined) {
+      if (!(PUSH_CHOICES as readonly string[]).includes(pushChoice)) {
+        throw invalidField('data.push_notifications', `The push choice must be one of ${PUSH_CHOICES.join(', ')}`);
+      }
+      changes.push_notifications = pushChoice;
+    }
+    const quietHours = data.string('quiet_hours');
+    if (quietHours !== undefined) {
+      if (parseQuietHours(quietHours) === 'invalid') {
+        throw invalidField('data.quiet_hours', 'Quiet hours must be two different times such as 22:00-07:00, or empty');
+      }
+      changes.quiet_hours = quietHours;
+    }
+    const timeZone = data.string('time_zone');
+    if (timeZone !== undefined) {
+      if (!isValidTimeZone(timeZone))
+        throw invalidField('data.time_zone', 'The time zone must be a name such as Europe/Paris');
+      changes.time_zone = timeZone;
     }
     if (data.raw('default_group') === null || data.raw('default_group') === '') {
       changes.default_group_id = null;

@@ -185,6 +185,10 @@ export async function insertUser(
     lang: null,
     theme: null,
     default_page: null,
+    push_notifications: null,
+    quiet_hours: null,
+    time_zone: null,
+    push_cursor: null,
     created_at: input.now,
     last_activity_date: input.now,
   };

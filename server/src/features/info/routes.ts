@@ -28,6 +28,8 @@ export function infoRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     // Whether members may react with an emoji (REACTIONS_ENABLED, issue 20).
     reactions: config.reactions,
+    // Whether the server sends Web Push notifications (PUSH_ENABLED, issue 21).
+    push: config.push.enabled,
     limits: {
       text: LIMITS.text,
       title: LIMITS.title,

@@ -5,6 +5,7 @@ import type { Body } from '../../lib/body.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { newOrderedId, parseId } from '../../lib/ids.js';
 import { listOtherMemberIds } from '../memberships/queries.js';
+import { queuePushes } from '../push/queue.js';
 import type { UserRow } from '../../db/rows.js';
 import { canDeleteNotification, canUpdateNotification } from './policy.js';
 import { presentNotification } from './presenter.js';
@@ -65,6 +66,8 @@ export async function notifyUsers(
     await insertNotifications(tx, rows.slice(i, i + INSERT_CHUNK));
   }
   for (const row of rows) effects.publish({ type: 'notification', userId: row.user_id, notificationId: row.id });
+  // Devices of the recipients hear of it by Web Push a minute later, unless seen live meanwhile.
+  await queuePushes(tx, effects, { type: input.type, fromMessageId: input.fromMessageId }, recipients);
   return rows.map((r) => ({ id: r.id, userId: r.user_id }));
 }
 

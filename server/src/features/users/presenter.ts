@@ -25,6 +25,9 @@ export function presentMe(user: UserRow, groups: { id: string; name: string }[])
   if (user.lang !== null) data.lang = user.lang;
   if (user.theme !== null) data.theme = user.theme;
   if (user.default_page !== null) data.default_page = user.default_page;
+  if (user.push_notifications !== null) data.push_notifications = user.push_notifications;
+  if (user.quiet_hours !== null) data.quiet_hours = user.quiet_hours;
+  if (user.time_zone !== null) data.time_zone = user.time_zone;
   return {
     id: user.id,
     entityType: 'user' as const,
