@@ -35,7 +35,7 @@ export function bounceMail(
     preview: subject,
     blocks: [
       { kind: 'paragraph', text: t('reply.bounce_intro') },
-      { kind: 'paragraph', text: t(`reply.reason_${reason}`, { size: maxMb }) },
+      { kind: 'paragraph', text: t(`reply.reason_${reason}`, { size: `${maxMb} MB` }) },
       { kind: 'paragraph', text: t('reply.bounce_advice') },
       { kind: 'button', label: t('digest_open'), url: options.messageUrl ?? `${config.publicUrl}/` },
     ],
