@@ -86,7 +86,8 @@ export function digestMail(
   const more = content.total - content.items.length;
   if (more > 0) blocks.push({ kind: 'paragraph', text: t('digest_more', { count: more }), muted: true });
   blocks.push({ kind: 'button', label: t('digest_open'), url: `${config.publicUrl}/` });
-  if (replyTo !== null) blocks.push({ kind: 'paragraph', text: t(linkEachItem ? 'reply.hint_several' : 'reply.hint_single'), muted: true });
+  if (replyTo !== null)
+    blocks.push({ kind: 'paragraph', text: t(linkEachItem ? 'reply.hint_several' : 'reply.hint_single'), muted: true });
 
   const { html, text } = renderMailBody({
     lang,

@@ -9,7 +9,12 @@ import { newReplyAddressId, replyAddress, replyToken } from './token.js';
  * the mail carrying it: the address works for `REPLY_TOKEN_DAYS` from now, and any older mail about
  * the same message gets the same, renewed address.
  */
-export async function replyAddressFor(ctx: AppContext, tx: Tx, userId: string, messageId: string): Promise<string | null> {
+export async function replyAddressFor(
+  ctx: AppContext,
+  tx: Tx,
+  userId: string,
+  messageId: string,
+): Promise<string | null> {
   const replies = ctx.config.mailReplies;
   if (replies === null) return null;
   const id = await upsertReplyAddress(tx, newReplyAddressId(), userId, messageId, ctx.clock.now() + replies.tokenTtlMs);

@@ -119,7 +119,12 @@ export async function receiveMail(
   return results;
 }
 
-type Bounce = (reason: BounceReason, recipient: string | null, user?: UserRow, messageId?: string) => Promise<ReceiveResult>;
+type Bounce = (
+  reason: BounceReason,
+  recipient: string | null,
+  user?: UserRow,
+  messageId?: string,
+) => Promise<ReceiveResult>;
 
 /** One reply address of a mail: the checks in order, then the comment. */
 async function receiveFor(
@@ -221,7 +226,11 @@ function isImage(attachment: Attachment): boolean {
  * stored), not yet recorded; null for what is not an accepted picture (skipped), 'too_big' past
  * the instance's image limit.
  */
-async function receivePhoto(ctx: AppContext, user: UserRow, attachment: Attachment): Promise<ReceivedUpload | null | 'too_big'> {
+async function receivePhoto(
+  ctx: AppContext,
+  user: UserRow,
+  attachment: Attachment,
+): Promise<ReceivedUpload | null | 'too_big'> {
   try {
     const upload = await receiveUpload(ctx, user, Readable.from([attachment.content]), attachment.filename);
     if (upload.row.kind === 'image') return upload;
@@ -263,7 +272,12 @@ function headerLookup(parsed: ParsedMail): HeaderLookup {
   return (name) =>
     parsed.headerLines
       .filter((line) => line.key === name)
-      .map((line) => line.line.slice(line.line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim());
+      .map((line) =>
+        line.line
+          .slice(line.line.indexOf(':') + 1)
+          .replace(/\r?\n[ \t]+/g, ' ')
+          .trim(),
+      );
 }
 
 const ADDRESS = /[^\s<>,;:"()[\]]+@[^\s<>,;:"()[\]]+/g;

@@ -67,7 +67,10 @@ export function replyAddress(config: Pick<MailRepliesConfig, 'localPart' | 'doma
  */
 export function tokenOfAddress(config: Pick<MailRepliesConfig, 'localPart'>, address: string): string | null {
   const at = address.lastIndexOf('@');
-  const local = (at < 0 ? address : address.slice(0, at)).trim().replace(/^<|^"|"$/g, '').toLowerCase();
+  const local = (at < 0 ? address : address.slice(0, at))
+    .trim()
+    .replace(/^<|^"|"$/g, '')
+    .toLowerCase();
   const prefix = `${config.localPart}+`;
   if (!local.startsWith(prefix)) return null;
   const token = local.slice(prefix.length);
