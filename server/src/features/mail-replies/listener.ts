@@ -17,7 +17,7 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
 /**
  * The SMTP or LMTP listener the local mail server hands replies to (docs/mail-replies.md): no
  * authentication and no TLS (it listens on 127.0.0.1 by default), a size limit announced in EHLO
- * and enforced (552), only recipients with the shape of a reply address (550 for others, at RCPT
+ * and enforced (552, the mail server bounces), only recipients with the shape of a reply address (550 for others, at RCPT
  * TO). The answer to DATA comes after the mail was taken in: 250 whether it became a comment, a
  * bounce or nothing (a robot's mail); 451 when it must be delivered again later. LMTP answers once
  * per recipient, all alike, since one failure keeps nothing of the mail.
@@ -45,11 +45,14 @@ export async function startMailListener(
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const oversized = () => (stream as { sizeExceeded?: boolean }).sizeExceeded === true;
+      // Past the limit the rest is read (the protocol needs it) but not kept.
+      stream.on('data', (chunk: Buffer) => {
+        if (!oversized()) chunks.push(chunk);
+      });
       stream.on('end', () => {
-        // Over the size limit smtp-server answers 552 itself, whatever is decided here.
-        if ((stream as { sizeExceeded?: boolean }).sizeExceeded === true) {
-          callback(null);
+        if (oversized()) {
+          callback(smtpError(552, 'Message exceeds the size limit of replies'));
           return;
         }
         const mailFrom = session.envelope.mailFrom;
