@@ -59,6 +59,8 @@ describe('automatic mails and loops', () => {
     [{ precedence: ['Bulk'] }, undefined, 'bulk'],
     [{ precedence: ['list'] }, undefined, 'bulk'],
     [{}, '', 'null_sender'],
+    [{}, 'MAILER-DAEMON', 'null_sender'],
+    [{ 'return-path': ['<>'] }, 'ana@example.org', 'null_sender'],
     [{ 'return-path': ['<>'] }, undefined, 'null_sender'],
     [{ 'x-kith-mail': ['digest'] }, 'ana@example.org', 'loop'],
     [{ 'message-id': ['<0b9d3c1a-7e55-4d2f-9a43-2f1c8e6d4b10@kith.example.org>'] }, undefined, 'loop'],

@@ -17,7 +17,8 @@ export type DropReason = 'auto_reply' | 'bulk' | 'null_sender' | 'loop';
 /**
  * Why a mail must be dropped silently, or null for a mail a person wrote: an auto-reply
  * (`Auto-Submitted` other than `no`, `X-Autoreply`, `X-Autorespond`), a list or bulk mail
- * (`Precedence: bulk|junk|list`), a bounce (empty return path), or a loop (a mail Kith sent itself:
+ * (`Precedence: bulk|junk|list`), a bounce (an empty or `MAILER-DAEMON` envelope sender, an empty
+ * Return-Path), or a loop (a mail Kith sent itself:
  * its header, or a Message-ID of its own form; too many `Received` hops).
  */
 export function dropReason(
@@ -35,11 +36,10 @@ export function dropReason(
   if (autoSubmitted !== '' && !/^no\b/.test(autoSubmitted)) return 'auto_reply';
   if (header('x-autoreply').length > 0 || header('x-autorespond').length > 0) return 'auto_reply';
   if (/^(bulk|junk|list)\b/.test(first('precedence'))) return 'bulk';
-  // The envelope sender of a bounce is empty: given by the listener, or as Return-Path by the pipe.
-  if (envelopeSender === '' || envelopeSender === '<>') return 'null_sender';
-  if (envelopeSender === undefined && header('return-path').some((value) => /^\s*<\s*>\s*$/.test(value))) {
-    return 'null_sender';
-  }
+  // The envelope sender of a bounce is empty: so given by the listener, as `MAILER-DAEMON` by
+  // Postfix's pipe (its `null_sender`), and as `Return-Path: <>` in the mail by a pipe's R flag.
+  if (typeof envelopeSender === 'string' && !envelopeSender.includes('@')) return 'null_sender';
+  if (header('return-path').some((value) => /^\s*<\s*>\s*$/.test(value))) return 'null_sender';
   return null;
 }
 

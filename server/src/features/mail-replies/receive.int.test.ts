@@ -272,6 +272,9 @@ describe('reply by e-mail: receiveMail', () => {
     const to = await replyAddressOf(h.t.ctx, ana.user.id, postId);
     const bounce = await receiveMail(h.t.ctx, await reply(to), { sender: '', recipients: [to] });
     expect(bounce).toEqual([{ outcome: 'dropped', recipient: null, reason: 'null_sender' }]);
+    // Postfix's pipe passes the null sender as MAILER-DAEMON.
+    const piped = await receiveMail(h.t.ctx, await reply(to), { sender: 'MAILER-DAEMON', recipients: [to] });
+    expect(piped).toEqual([{ outcome: 'dropped', recipient: null, reason: 'null_sender' }]);
     const own = await reply(to, { messageId: '<0b9d3c1a-7e55-4d2f-9a43-2f1c8e6d4b10@localhost>' });
     expect(await receiveMail(h.t.ctx, own)).toEqual([{ outcome: 'dropped', recipient: null, reason: 'loop' }]);
     expect(await commentsOn(h.t.ctx, postId)).toEqual([]);
