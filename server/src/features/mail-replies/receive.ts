@@ -193,8 +193,13 @@ async function postReply(
       if (upload !== null) photos.push(upload);
     }
     if (text === '' && photos.length === 0) return await bounce('empty', token, user, message.id);
+    // Recorded files are the API's uploads not yet posted: if the comment fails now, housekeeping
+    // removes them as it does any unattached upload, so only the unrecorded ones are discarded below.
     const files = [];
-    for (const photo of photos) files.push((await recordUpload(ctx, photo)).id);
+    while (photos.length > 0) {
+      const photo = photos.shift();
+      if (photo !== undefined) files.push((await recordUpload(ctx, photo)).id);
+    }
     // Exactly what the comment box sends (POST /api/messages with a parent): notifications, live
     // events, search and immediate mails follow from the messages service.
     const comment = await createMessage(
