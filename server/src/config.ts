@@ -108,6 +108,8 @@ export interface Config {
   linkPreviewAllowLoopback: boolean;
   /** Web Push (issue 21, docs/api §11.9): the PUSH_* and VAPID_* variables. */
   push: PushConfig;
+  /** Reply by e-mail (issue 21, docs/mail-replies.md): null when `REPLY_EMAIL` is unset. */
+  mailReplies: MailRepliesConfig | null;
 }
 
 /** Web Push settings (`Config.push`). */
@@ -126,6 +128,28 @@ export interface PushConfig {
    * http too, so tests can run a push service on 127.0.0.1. Never set it on a real instance.
    */
   allowLoopback: boolean;
+}
+
+/** Reply by e-mail (`Config.mailReplies`). */
+export interface MailRepliesConfig {
+  /**
+   * `REPLY_EMAIL`: the address replies go to, e.g. `reply@kith.example.org`. Each notification mail
+   * about a message carries `reply+<token>@kith.example.org` as its Reply-To, so the mail server
+   * must deliver the `+` addresses of this one to Kith (recipient delimiter `+`).
+   */
+  localPart: string;
+  domain: string;
+  /** `REPLY_TOKEN_DAYS`: how long a reply address keeps working after the last mail that gave it (default 30). */
+  tokenTtlMs: number;
+  /** `REPLY_MAX_MB`: the largest reply mail taken in, photos included (default 25). */
+  maxBytes: number;
+  /**
+   * `MAIL_LISTENER_PORT`: the port of the SMTP or LMTP listener the local mail server hands replies
+   * to; null (unset) means no listener (the pipe command `receive-mail` still works).
+   * `MAIL_LISTENER_HOST`: its address (default `127.0.0.1`: the listener has no authentication, keep
+   * it off the network). `MAIL_LISTENER_PROTOCOL`: `smtp` (default) or `lmtp`.
+   */
+  listener: { port: number; host: string; protocol: 'smtp' | 'lmtp' } | null;
 }
 
 /** Where file bytes go in scale-out mode (`Config.s3`). */
@@ -312,6 +336,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const linkPreviews = bool('LINK_PREVIEWS', true);
   const linkPreviewAllowLoopback = bool('LINK_PREVIEW_ALLOW_LOOPBACK', false);
   const push = readPush(read, bool, problems, publicUrl, read('MAIL_FROM'));
+  const mailReplies = readMailReplies(read, int, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -352,6 +377,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     linkPreviews,
     linkPreviewAllowLoopback,
     push,
+    mailReplies,
   };
 }
 
@@ -391,6 +417,42 @@ function readPush(
     vapidKeys,
     subject,
     allowLoopback: bool('PUSH_ALLOW_LOOPBACK', false),
+  };
+}
+
+/**
+ * Reply by e-mail, or null when `REPLY_EMAIL` is absent; the listener only with `MAIL_LISTENER_PORT`.
+ */
+function readMailReplies(
+  read: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): MailRepliesConfig | null {
+  const address = read('REPLY_EMAIL');
+  // The other variables keep their .env.example values while the feature is off: no problem then.
+  if (address === undefined) return null;
+  // A plain local part (no `+`: Kith adds `+<token>`) and a domain.
+  const match = /^([A-Za-z0-9._-]{1,20})@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+|localhost)$/.exec(address);
+  if (match === null) {
+    problems.push(`REPLY_EMAIL must be an address such as reply@kith.example.org, without "+" (got "${address}")`);
+  }
+  const days = int('REPLY_TOKEN_DAYS', 30, 1, 365);
+  const maxMb = int('REPLY_MAX_MB', 25, 1, 200);
+  const rawPort = read('MAIL_LISTENER_PORT');
+  const port = rawPort === undefined ? null : int('MAIL_LISTENER_PORT', 0, 1, 65535);
+  const protocol = read('MAIL_LISTENER_PROTOCOL') ?? 'smtp';
+  if (protocol !== 'smtp' && protocol !== 'lmtp') {
+    problems.push(`MAIL_LISTENER_PROTOCOL must be smtp or lmtp (got "${protocol}")`);
+  }
+  return {
+    localPart: (match?.[1] ?? 'reply').toLowerCase(),
+    domain: (match?.[2] ?? 'localhost').toLowerCase(),
+    tokenTtlMs: days * 24 * 60 * 60 * 1000,
+    maxBytes: maxMb * 1024 * 1024,
+    listener:
+      port === null
+        ? null
+        : { port, host: read('MAIL_LISTENER_HOST') ?? '127.0.0.1', protocol: protocol === 'lmtp' ? 'lmtp' : 'smtp' },
   };
 }
 

@@ -372,3 +372,48 @@ describe('loadDotEnv', () => {
     rmSync(root, { recursive: true, force: true });
   });
 });
+
+describe('reply by e-mail settings (issue 21)', () => {
+  it('is off without REPLY_EMAIL, whatever the other variables say', () => {
+    expect(load().mailReplies).toBeNull();
+    expect(load({ MAIL_LISTENER_PORT: '2525', REPLY_TOKEN_DAYS: '30' }).mailReplies).toBeNull();
+  });
+
+  it('reads the address, the defaults and the listener', () => {
+    expect(load({ REPLY_EMAIL: 'Reply@Kith.Example.org' }).mailReplies).toEqual({
+      localPart: 'reply',
+      domain: 'kith.example.org',
+      tokenTtlMs: 30 * 24 * 60 * 60 * 1000,
+      maxBytes: 25 * MIB,
+      listener: null,
+    });
+    const config = load({
+      REPLY_EMAIL: 'reply@kith.example.org',
+      REPLY_TOKEN_DAYS: '7',
+      REPLY_MAX_MB: '10',
+      MAIL_LISTENER_PORT: '2525',
+      MAIL_LISTENER_PROTOCOL: 'lmtp',
+    });
+    expect(config.mailReplies).toMatchObject({
+      tokenTtlMs: 7 * 24 * 60 * 60 * 1000,
+      maxBytes: 10 * MIB,
+      listener: { port: 2525, host: '127.0.0.1', protocol: 'lmtp' },
+    });
+  });
+
+  it('lists every wrong value', () => {
+    expect(
+      problemsOf({
+        REPLY_EMAIL: 'reply+x@kith.example.org',
+        REPLY_TOKEN_DAYS: '0',
+        MAIL_LISTENER_PORT: 'smtp',
+        MAIL_LISTENER_PROTOCOL: 'pop3',
+      }),
+    ).toEqual([
+      expect.stringContaining('REPLY_EMAIL'),
+      expect.stringContaining('REPLY_TOKEN_DAYS'),
+      expect.stringContaining('MAIL_LISTENER_PORT'),
+      expect.stringContaining('MAIL_LISTENER_PROTOCOL'),
+    ]);
+  });
+});

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { scheduleDigests } from './features/digests/service.js';
+import { startMailListener, type MailListener } from './features/mail-replies/listener.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
 import { closeContext, createContext, createLogger } from './setup.js';
@@ -79,6 +80,10 @@ async function main(): Promise<void> {
     }
     ctx.jobs.start();
   }
+  // Reply by e-mail: the SMTP/LMTP listener runs where the jobs run (docs/mail-replies.md).
+  let mailListener: MailListener | null = null;
+  if (worker && config.mailReplies !== null && config.mailReplies.listener !== null)
+    mailListener = await startMailListener(ctx);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -92,7 +97,7 @@ async function main(): Promise<void> {
     // Drains: no new requests (fastify answers 503 while closing), open streams told to come back
     // at once (to another process behind the balancer), running jobs stopped (ffmpeg killed) and
     // handed back to the queue for another worker or the next start.
-    Promise.all([app?.close(), ctx.jobs.stop()])
+    Promise.all([app?.close(), ctx.jobs.stop(), mailListener?.close()])
       .then(() => closeContext(ctx))
       .then(() => lock?.release())
       .then(() => {

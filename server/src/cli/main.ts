@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { isValidNewPassword, nameFromEmail, normalizeEmail, normalizeName } from '@kith/common';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../config.js';
@@ -15,6 +16,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { closeContext, createContext } from '../setup.js';
 import { CliError } from './cli-error.js';
 import { migrateData } from './migrate-data.js';
+import { receiveMailCli } from './receive-mail.js';
 
 const USAGE = `Usage: npm run kith -- <command> [options]
 
@@ -35,6 +37,10 @@ Commands:
       into an empty PostgreSQL database and the S3 bucket of the S3_* settings, then verify the copy.
       The server must be stopped. Safe to run again after an interruption: it finishes the copy.
       Progress goes to stderr (docs/scale-out.md, "Moving an instance").
+  receive-mail [--sender S] [--recipient R] < mail.eml
+      Take in one reply to a notification e-mail (reply by e-mail, docs/mail-replies.md), for a mail
+      server's pipe transport. Exit codes: 0 taken in (or refused with Kith's own bounce), 75 try
+      again later, 78 reply by e-mail is off.
 
 Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
@@ -196,6 +202,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env?: Record<string, string | undefined>;
+  /** What `receive-mail` reads (default: the process's stdin). */
+  stdin?: Readable;
 }
 
 /**
@@ -208,6 +216,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
+  // A pipe transport's command, with the exit codes mail servers understand (not 0/1).
+  if (command === 'receive-mail') return receiveMailCli(rest, { ...io, stdin: io.stdin ?? process.stdin });
   const run = COMMANDS[command];
   const standalone = STANDALONE_COMMANDS[command];
   if (run === undefined && standalone === undefined) {

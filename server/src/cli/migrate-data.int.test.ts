@@ -53,6 +53,8 @@ const TABLES = [
   'links',
   'jobs',
   'digest_runs',
+  'reply_addresses',
+  'received_replies',
 ] as const;
 
 const FIXTURES = path.join(import.meta.dirname, '../../test/fixtures');

@@ -75,6 +75,9 @@ const TABLES: TableCopy[] = [
     adapt: (row) => (row.status === 'running' ? { ...row, status: 'queued', locked_until: null } : row),
   },
   { name: 'digest_runs', key: ['frequency'] },
+  // Reply by e-mail (issue 21): the addresses already mailed keep working on the new database.
+  { name: 'reply_addresses', key: ['id'] },
+  { name: 'received_replies', key: ['key'] },
 ];
 
 /**

@@ -19,6 +19,8 @@ import * as m0015 from './migrations/0015_pins.js';
 import * as m0017 from './migrations/0017_all_groups_feed.js';
 import * as m0018 from './migrations/0018_push.js';
 
+import * as m0020 from './migrations/0020_mail_replies.js';
+
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -39,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
 
   '0017_all_groups_feed': m0017,
   '0018_push': m0018,
+  '0020_mail_replies': m0020,
 };
 
 const provider: MigrationProvider = {

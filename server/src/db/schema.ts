@@ -198,6 +198,21 @@ export interface DigestRunsTable {
   slot: number;
 }
 
+/** A reply address (migration 0020): its token's id names the user and the message a reply comments on. */
+export interface ReplyAddressesTable {
+  id: string;
+  user_id: string;
+  message_id: string;
+  expires_at: number;
+}
+
+/** A mail already taken in by reply by e-mail (migration 0020), so a second delivery changes nothing. */
+export interface ReceivedRepliesTable {
+  key: string;
+  user_id: string;
+  received_at: number;
+}
+
 export interface KithMetaTable {
   key: string;
   value: string;
@@ -243,4 +258,6 @@ export interface Database {
   reactions: ReactionsTable;
   push_subscriptions: PushSubscriptionsTable;
   push_presence: PushPresenceTable;
+  reply_addresses: ReplyAddressesTable;
+  received_replies: ReceivedRepliesTable;
 }

@@ -24,6 +24,10 @@ export const THROTTLES = {
   // posted messages are fetched in the background and count against nobody.
   linkPreviewHostsPerUser: { limit: 10, windowMs: 10 * MINUTE },
   stopEmailsBadTokensPerIp: { limit: 20, windowMs: HOUR },
+  // Mails to a user's reply addresses (issue 21): a person writes a few; a mail program or a script
+  // in a loop is stopped here, each refusal answered by one short bounce. Counted in the database
+  // (features/mail-replies), not by a Throttle: the pipe command is a new process for every mail.
+  mailRepliesPerUser: { limit: 20, windowMs: HOUR },
 } as const;
 
 export type ThrottleName = keyof typeof THROTTLES;

@@ -15,7 +15,15 @@ export type Block =
   /** A heading inside the body (a group name in a digest). */
   | { kind: 'heading'; text: string }
   /** A list entry: linked title, a line under it, and an optional square picture. */
-  | { kind: 'item'; title: string; url: string; detail: string; imageUrl?: string | null };
+  | {
+      kind: 'item';
+      title: string;
+      url: string;
+      detail: string;
+      imageUrl?: string | null;
+      /** A small link after the detail line (a digest item's "Reply by e-mail"). */
+      reply?: { label: string; url: string } | null;
+    };
 
 export interface MailBody {
   lang: Language;
@@ -64,7 +72,11 @@ function blockHtml(block: Block): string {
         block.imageUrl === undefined || block.imageUrl === null
           ? ''
           : `<td width="64" valign="top" style="padding:0 12px 0 0"><a href="${escapeHtml(block.url)}"><img src="${escapeHtml(block.imageUrl)}" width="64" height="64" alt="" style="display:block;width:64px;height:64px;border-radius:4px;border:0"></a></td>`;
-      return `<table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="margin:0 0 14px"><tr>${picture}<td valign="top"><a href="${escapeHtml(block.url)}" style="${FONT};font-size:16px;font-weight:600;line-height:1.35;color:${COLORS.accent};text-decoration:none" class="k-link">${escapeHtml(block.title)}</a><div style="${FONT};font-size:13px;line-height:1.4;color:${COLORS.muted};margin-top:2px" class="k-muted">${escapeHtml(block.detail)}</div></td></tr></table>`;
+      return `<table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="margin:0 0 14px"><tr>${picture}<td valign="top"><a href="${escapeHtml(block.url)}" style="${FONT};font-size:16px;font-weight:600;line-height:1.35;color:${COLORS.accent};text-decoration:none" class="k-link">${escapeHtml(block.title)}</a><div style="${FONT};font-size:13px;line-height:1.4;color:${COLORS.muted};margin-top:2px" class="k-muted">${escapeHtml(block.detail)}${
+        block.reply === undefined || block.reply === null
+          ? ''
+          : ` · <a href="${escapeHtml(block.reply.url)}" style="color:${COLORS.muted};text-decoration:underline" class="k-muted">${escapeHtml(block.reply.label)}</a>`
+      }</div></td></tr></table>`;
     }
   }
 }
@@ -80,7 +92,9 @@ function blockText(block: Block): string {
     case 'heading':
       return `== ${block.text} ==`;
     case 'item':
-      return `* ${block.title}\n  ${block.detail}\n  ${block.url}`;
+      return `* ${block.title}\n  ${block.detail}\n  ${block.url}${
+        block.reply === undefined || block.reply === null ? '' : `\n  ${block.reply.label}: ${block.reply.url}`
+      }`;
   }
 }
 

@@ -15,9 +15,19 @@ function localeFile(lang: string): string {
   return path.join(LOCALES, `${lang}.json`);
 }
 
+/** The mail texts of a language, a sub-object's (`mail.reply`) under dotted keys (`reply.hint`). */
 function mailTextsOf(lang: string): Record<string, unknown> {
   const file = JSON.parse(readFileSync(localeFile(lang), 'utf8')) as { mail?: Record<string, unknown> };
-  return file.mail ?? {};
+  const flat: Record<string, unknown> = {};
+  const walk = (node: Record<string, unknown>, prefix: string) => {
+    for (const [key, value] of Object.entries(node)) {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        walk(value as Record<string, unknown>, `${prefix}${key}.`);
+      } else flat[`${prefix}${key}`] = value;
+    }
+  };
+  walk(file.mail ?? {}, '');
+  return flat;
 }
 
 /** The `{{placeholders}}` of a text, sorted and without repeats. */

@@ -56,7 +56,9 @@ function messageOf(mail: Mail, from: string): SendMailOptions {
     subject: mail.subject,
     text: mail.text,
     html: mail.html,
-    headers: mail.headers,
+    // Marks Kith's own mails, so that one coming back to the reply address is known as a loop
+    // (features/mail-replies/policy.ts). The value is the kind, never the content.
+    headers: { 'X-Kith-Mail': mail.kind, ...mail.headers },
     messageId: mail.messageId,
     date: new Date(mail.date),
   };

@@ -12,12 +12,14 @@ export const LOCALES_DIR = path.resolve(import.meta.dirname, '..', '..', '..', '
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
 type Section = 'mail' | 'server';
-type LocaleFile = Partial<Record<Section, Record<string, string>>>;
+/** A section's texts: strings, or sub-objects of their own (`mail.reply`), read as `reply.key`. */
+type Texts = Record<string, unknown>;
+type LocaleFile = Partial<Record<Section, Texts>>;
 
 const cache = new Map<Language, LocaleFile>();
 
 /** One section of one language's file; each file is read once. */
-function sectionTexts(lang: Language, section: Section): Record<string, string> {
+function sectionTexts(lang: Language, section: Section): Texts {
   let file = cache.get(lang);
   if (file === undefined) {
     try {
@@ -34,8 +36,17 @@ function sectionTexts(lang: Language, section: Section): Record<string, string> 
 }
 
 /** The `mail` texts of one language, read once. */
-export function mailTexts(lang: Language): Record<string, string> {
+export function mailTexts(lang: Language): Texts {
   return sectionTexts(lang, 'mail');
+}
+
+/** The text at `key` of a section; a dotted key (`reply.hint`) reads a sub-object. */
+function textAt(texts: Texts, key: string): string | undefined {
+  let node: unknown = texts;
+  for (const part of key.split('.')) {
+    node = typeof node === 'object' && node !== null ? (node as Texts)[part] : undefined;
+  }
+  return typeof node === 'string' ? node : undefined;
 }
 
 /**
@@ -44,7 +55,7 @@ export function mailTexts(lang: Language): Record<string, string> {
  */
 export function serverText(lang: string, key: string): string {
   const code = isOfferedLanguage(lang) ? lang : FALLBACK_LANGUAGE;
-  const text = sectionTexts(code, 'server')[key] ?? sectionTexts(FALLBACK_LANGUAGE, 'server')[key];
+  const text = textAt(sectionTexts(code, 'server'), key) ?? textAt(sectionTexts(FALLBACK_LANGUAGE, 'server'), key);
   if (text === undefined) throw new Error(`Missing server text "${key}"`);
   return text;
 }
@@ -63,7 +74,7 @@ export function mailLanguage(userLang: string | null | undefined, instanceDefaul
 export function translator(lang: Language): Translate {
   return (key, params = {}) => {
     const count = typeof params.count === 'number' ? params.count : undefined;
-    const text = findText(lang, key, count, (code, name) => mailTexts(code as Language)[name]);
+    const text = findText(lang, key, count, (code, name) => textAt(mailTexts(code as Language), name));
     if (text === undefined) throw new Error(`Missing mail text "${key}"`);
     return fillLocalized(lang, text, params);
   };

@@ -17,6 +17,8 @@ export interface DigestItem {
   url: string;
   /** A signed picture URL that loads without a login, or null. */
   imageUrl: string | null;
+  /** Where a reply by e-mail about this item goes (docs/api §11.11), or null when the feature is off. */
+  replyAddress?: string | null;
 }
 
 /** The frequencies that send mails: the scheduled digests' and `immediately`. */
@@ -49,6 +51,11 @@ export function digestMail(
     { kind: 'paragraph', text: t('greeting', { name: user.name }) },
     { kind: 'paragraph', text: t(immediate ? 'immediate_intro' : 'digest_intro') },
   ];
+  // Reply by e-mail (docs/decisions.md): the mail's Reply-To is the first listed item's address; when
+  // the mail is about several messages, each item also gets a link of its own.
+  const replyAddresses = [...new Set(content.items.map((item) => item.replyAddress ?? null))];
+  const replyTo = content.items[0]?.replyAddress ?? null;
+  const linkEachItem = replyTo !== null && replyAddresses.length > 1;
   // Groups in the order of their newest item; items newest first within a group.
   const groups = new Map<string, DigestItem[]>();
   for (const item of content.items) {
@@ -69,12 +76,18 @@ export function digestMail(
         url: item.url,
         detail,
         imageUrl: item.imageUrl,
+        reply:
+          linkEachItem && item.replyAddress !== undefined && item.replyAddress !== null
+            ? { label: t('reply.item_link'), url: replyMailto(item.replyAddress, item.title) }
+            : null,
       });
     }
   }
   const more = content.total - content.items.length;
   if (more > 0) blocks.push({ kind: 'paragraph', text: t('digest_more', { count: more }), muted: true });
   blocks.push({ kind: 'button', label: t('digest_open'), url: `${config.publicUrl}/` });
+  if (replyTo !== null)
+    blocks.push({ kind: 'paragraph', text: t(linkEachItem ? 'reply.hint_several' : 'reply.hint_single'), muted: true });
 
   const { html, text } = renderMailBody({
     lang,
@@ -97,6 +110,13 @@ export function digestMail(
     headers: {
       'List-Unsubscribe': `<${content.unsubscribe.api}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      ...(replyTo === null ? {} : { 'Reply-To': replyTo }),
     },
   };
+}
+
+/** A `mailto:` link to a reply address, with the subject a mail program would write. */
+function replyMailto(address: string, title: string): string {
+  const subject = title.trim() === '' ? 'Re: Kith' : `Re: ${title.trim().slice(0, 120)}`;
+  return `mailto:${address}?subject=${encodeURIComponent(subject)}`;
 }

@@ -6,6 +6,7 @@ import { signedImageUrl } from '../files/signing.js';
 import { previewsOf } from '../messages/queries.js';
 import type { UserRow } from '../../db/rows.js';
 import { MAILED_NOTIFICATION_TYPES } from '../notifications/mailing.js';
+import { replyAddressFor } from '../mail-replies/addresses.js';
 import { digestMail, type DigestItem, type MailFrequency } from './mail.js';
 import {
   advanceDigestSlot,
@@ -120,6 +121,13 @@ export async function sendDigest(ctx: AppContext, user: Recipient, frequency: Ma
       if (file === undefined || file.type.startsWith('audio/')) return null;
       return signedImageUrl(ctx.config.secretKey, ctx.config.publicUrl, DIGEST_IMAGE, file.id, now);
     };
+    // Reply by e-mail (issue 21): a reply comments on the message the item opens (a comment's
+    // parent), as the comment box of that page does.
+    const replyAddresses = new Map<string, string | null>();
+    for (const n of listed) {
+      const page = n.from_message_id ?? n.target;
+      if (!replyAddresses.has(page)) replyAddresses.set(page, await replyAddressFor(ctx, tx, user.id, page));
+    }
     const items: DigestItem[] = listed.map((n) => {
       const comment = n.type === 'new_comment' && n.from_message_id !== null;
       const parent = n.from_message_id ?? n.target;
@@ -133,6 +141,7 @@ export async function sendDigest(ctx: AppContext, user: Recipient, frequency: Ma
           ? `${ctx.config.publicUrl}/messages/${parent}/${n.target}`
           : `${ctx.config.publicUrl}/messages/${n.target}`,
         imageUrl: (comment ? pictureOf(n.target) : null) ?? pictureOf(parent),
+        replyAddress: replyAddresses.get(parent) ?? null,
       };
     });
     const token = unsubscribeToken(ctx.config.secretKey, user.id, now);
