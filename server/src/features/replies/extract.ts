@@ -17,6 +17,9 @@ const FOOTER_SLACK = 30;
 // ("пт, 27 нояб. 2026 г. в 10:00, Kith <kith@example.org>:"). Only tried on short lines.
 const ENDS_WITH_ADDRESS = /<\s?[^<>\s@]+@[^<>\s]+>\)?\s*[:：]$/;
 
+// The first letters of the footers: most lines are turned down on this alone.
+const FOOTER_INITIALS = new Set(FOOTERS.map((footer) => footer.charAt(0)));
+
 const LETTER = /[\p{L}\p{M}]/u;
 const HAN = /\p{Script=Han}/u;
 
@@ -49,10 +52,12 @@ function containsWord(text: string, word: string): boolean {
  */
 function isAttribution(line: string): boolean {
   if (line.length > 2 * MAX_MARKER_LINE) return false;
+  const end = line.trimEnd();
+  if (end.trimStart() === ATTRIBUTION_MARK) return true;
+  // The cheap test first: most lines of a long mail end otherwise.
+  if (!end.endsWith(':') && !end.endsWith('：')) return false;
   const text = normalizeMarker(line);
-  if (text === ATTRIBUTION_MARK) return true;
   if (text.length > MAX_MARKER_LINE || text.length < 6) return false;
-  if (!text.endsWith(':') && !text.endsWith('：')) return false;
   if (!/[0-9]/.test(text)) return false;
   return WROTE_VERBS.some((verb) => containsWord(text, verb)) || ENDS_WITH_ADDRESS.test(text);
 }
@@ -107,6 +112,8 @@ function isUnderscoreRule(line: string): boolean {
 /** A mail program's footer ("Sent from my iPhone", "Get Outlook for Android") in any of the languages. */
 function isFooter(line: string): boolean {
   if (line.length > MAX_MARKER_LINE) return false;
+  const first = line.trimStart().charAt(0).toLowerCase();
+  if (!FOOTER_INITIALS.has(first)) return false;
   const text = normalizeMarker(line);
   return FOOTERS.some((footer) => text.startsWith(footer) && text.length <= footer.length + FOOTER_SLACK);
 }

@@ -15,6 +15,9 @@ export const ATTRIBUTION_MARK = '\uE000';
  */
 const MAX_NESTING = 512;
 
+/** Link texts longer than this are never compared with their URL. */
+const MAX_LINK_TEXT = 4096;
+
 /** Nested quotes are written with at most this many `>`, so deep nesting cannot multiply the output. */
 const MAX_QUOTE_MARKS = 3;
 
@@ -76,7 +79,8 @@ interface OpenElement {
   pre: boolean;
   paragraph: boolean;
   block: boolean;
-  link: { href: string; line: number; start: number } | null;
+  /** An http(s) or mailto link: where its text starts in the current line (its piece, its length). */
+  link: { href: string; line: number; part: number; length: number } | null;
 }
 
 /** Whether an element opens the quoted history of Outlook: everything from there on is the old mail. */
@@ -124,6 +128,7 @@ export function htmlToText(html: string): string {
   // flattened at every read, which made a 5 MB run of tiny text nodes quadratic.
   let current: string[] = [];
   let currentEndsWithSpace = false;
+  let currentLength = 0;
   // The `>` prefix of the current line, fixed when its first text is written.
   let currentPrefix = '';
   let quoteDepth = 0;
@@ -131,6 +136,8 @@ export function htmlToText(html: string): string {
   let listDepth = 0;
   let preDepth = 0;
   let blankWanted = false;
+  // A block holding only `&nbsp;` (Outlook's `<p class=MsoNormal>&nbsp;</p>`) shows as a blank line.
+  let nbspOnly = false;
   let stopped = false;
   const stack: OpenElement[] = [];
 
@@ -143,12 +150,17 @@ export function htmlToText(html: string): string {
       pushLine(currentPrefix + current.join('').trimEnd());
       current = [];
       currentEndsWithSpace = false;
+      currentLength = 0;
+    } else if (nbspOnly) {
+      pushLine(blankLine());
     }
+    nbspOnly = false;
   };
   // A `<br>`: ends the current line even when empty, which is how mail editors write blank lines.
   const lineBreak = () => {
     if (current.length > 0) endLine();
     else pushLine(blankLine());
+    nbspOnly = false;
   };
   const write = (text: string) => {
     if (text === '') return;
@@ -160,6 +172,7 @@ export function htmlToText(html: string): string {
       currentPrefix = prefix();
     }
     current.push(text);
+    currentLength += text.length;
     currentEndsWithSpace = text.endsWith(' ');
   };
   const writeText = (raw: string) => {
@@ -173,6 +186,7 @@ export function htmlToText(html: string): string {
     }
     let text = raw.replace(HTML_SPACE, ' ').replace(/\u00a0/g, ' ');
     if (current.length === 0 || currentEndsWithSpace) text = text.trimStart();
+    if (text === '' && current.length === 0 && raw.includes('\u00a0')) nbspOnly = true;
     write(text);
   };
 
@@ -261,7 +275,8 @@ export function htmlToText(html: string): string {
             return;
           case 'a': {
             const href = (attribs.href ?? '').trim();
-            if (isShownUrl(href)) element.link = { href, line: lines.length, start: current.length };
+            if (isShownUrl(href))
+              element.link = { href, line: lines.length, part: current.length, length: currentLength };
             return;
           }
           default:
@@ -283,8 +298,11 @@ export function htmlToText(html: string): string {
           return;
         }
         if (element.link !== null) {
-          const { href, line, start } = element.link;
-          const text = line === lines.length ? current.slice(start).join('').trim() : null;
+          const { href, line, part, length } = element.link;
+          // Only a short link text can be the URL itself; reading a long one at every closing link
+          // would cost its length times the nesting.
+          const short = line === lines.length && currentLength - length <= MAX_LINK_TEXT;
+          const text = short ? current.slice(part).join('').trim() : null;
           const bare = href.replace(/^mailto:/i, '');
           const same =
             text !== null && [href, bare, href.replace(/\/$/, ''), href.replace(/^https?:\/\//i, '')].includes(text);
