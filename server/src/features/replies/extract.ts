@@ -13,6 +13,10 @@ const HEADER_BLOCK_LINES = 8;
 /** How much longer than its footer phrase a footer line may be ("Sent from my iPhone 15 Pro"). */
 const FOOTER_SLACK = 30;
 
+// Where a picture stood in the HTML, the text part says "[image: IMG_4821.jpeg]" (Gmail) or
+// "[cid:image001.jpg@01DB4A2C.5E6F7A80]" (Outlook): the picture itself becomes a file of the comment.
+const IMAGE_PLACEHOLDER = /^\s*\[(image: [^\]]*|cid:[^\]\s]*)\]\s*$/i;
+
 // A line ending in an address and a colon: Gmail's Russian attribution has no verb
 // ("пт, 27 нояб. 2026 г. в 10:00, Kith <kith@example.org>:"). Only tried on short lines.
 const ENDS_WITH_ADDRESS = /<\s?[^<>\s@]+@[^<>\s]+>\)?\s*[:：]$/;
@@ -125,6 +129,10 @@ function isHardCut(lines: string[], i: number, fields: (string | null | undefine
   return line === '-- ' || isSeparator(line) || isUnderscoreRule(line) || startsHeaderBlock(lines, i, fields);
 }
 
+function isImagePlaceholder(line: string): boolean {
+  return line.length <= MAX_MARKER_LINE && IMAGE_PLACEHOLDER.test(line);
+}
+
 function nextNonBlank(lines: string[], from: number): number {
   let j = from;
   while (j < lines.length && isBlank(lines[j] ?? '')) j += 1;
@@ -202,14 +210,22 @@ function stripText(text: string): string {
   // The kept lines as runs: text, blank lines, quotes (blank lines between quoted lines included).
   const pieces: Piece[] = [];
   let pendingAttribution = false;
+  let droppedPlaceholder = false;
   for (let i = 0; i < end; i += 1) {
     const line = lines[i] ?? '';
     if (attribution[i] === 1) {
       pendingAttribution = true;
       continue;
     }
+    if (isImagePlaceholder(line)) {
+      droppedPlaceholder = true;
+      continue;
+    }
     const kind = isQuoted(line) ? 'quote' : isBlank(line) ? 'blank' : 'text';
     const last = pieces[pieces.length - 1];
+    // The blank lines on both sides of a dropped placeholder become one.
+    if (kind === 'blank' && last?.kind === 'blank' && droppedPlaceholder) continue;
+    if (kind !== 'blank') droppedPlaceholder = false;
     if (
       kind === 'quote' &&
       last?.kind === 'blank' &&

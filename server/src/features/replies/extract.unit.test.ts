@@ -463,6 +463,22 @@ describe('extractReply: edge cases', () => {
     ).toBe(reply);
   });
 
+  it('keeps interleaved answers in an HTML mail (Apple Mail blockquotes)', () => {
+    const html =
+      '<div>See below.</div><blockquote type="cite"><div>* Picnic on Sunday</div></blockquote><div>I will come.</div>' +
+      '<blockquote type="cite"><div>* Choir on Monday</div></blockquote><div>Not this time.</div>' +
+      '<blockquote type="cite"><div>-- </div><div>Sent by Kith</div></blockquote>';
+    expect(extractReply({ html })).toBe(
+      'See below.\n> * Picnic on Sunday\nI will come.\n> * Choir on Monday\nNot this time.',
+    );
+  });
+
+  it("drops the text part's placeholders of pictures, which become files", () => {
+    const text = `Look!\n\n[image: IMG_4821.jpeg]\n\n[cid:image001.jpg@01DB4A2C.5E6F7A80]\nNice, right?\n\n${QUOTED_DIGEST}`;
+    expect(extractReply({ text })).toBe('Look!\n\nNice, right?');
+    expect(extractReply({ text: 'See [image: the map] here' })).toBe('See [image: the map] here');
+  });
+
   it('keeps a quote the person wrote in the middle of the reply', () => {
     const text = 'Ben said:\n> bring chairs\nso I will.';
     expect(extractReply({ text })).toBe(text);
