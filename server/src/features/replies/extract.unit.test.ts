@@ -340,6 +340,13 @@ describe('extractReply: signatures', () => {
 
   it('cuts the footers of Outlook mobile and Mail for Windows', () => {
     expect(extractReply({ text: 'Yes\n\nGet Outlook for Android' })).toBe('Yes');
+    // Outlook mobile links its footer: "<url>" in the text part, a link in the HTML part.
+    expect(extractReply({ text: 'Yes\r\n\r\nGet Outlook for iOS<https://aka.ms/o0ukef>\r\n' })).toBe('Yes');
+    expect(
+      extractReply({
+        html: '<div>Yes</div><div><br></div><div>Get <a href="https://aka.ms/o0ukef">Outlook for iOS</a></div>',
+      }),
+    ).toBe('Yes');
     expect(
       extractReply({
         text: 'Ja\n\nGesendet von Mail für Windows\n\nVon: Kith\nGesendet: Freitag\nAn: Jonas\nBetreff: x',
@@ -421,6 +428,9 @@ describe('extractReply: edge cases', () => {
   it('keeps the answer of a bottom-poster, below the quote', () => {
     const text = `On Fri, Nov 27, 2026 at 10:00 AM ${KITH} wrote:\n${QUOTED_DIGEST}\n\nSee you Sunday!\nAnn\n`;
     expect(extractReply({ text })).toBe('See you Sunday!\nAnn');
+    // iOS writes the attribution inside the quote.
+    const ios = `> On Nov 27, 2026, at 10:00, ${KITH} wrote:\n> \n${QUOTED_DIGEST}\n\nSee you Sunday!\n\nSent from my iPhone`;
+    expect(extractReply({ text: ios })).toBe('See you Sunday!');
   });
 
   it('keeps interleaved answers with the quotes they answer, without the attribution and the rest of the quote', () => {
@@ -586,7 +596,10 @@ describe('extractReply: real mails (server/test/fixtures/reply-mails)', () => {
     const mail = await simpleParser(source, { skipHtmlToText: true });
     expect(mail.from?.value[0]?.address).toBe('ann@example.org');
     expect(extractReply({ text: mail.text, html: mail.html === false ? undefined : mail.html })).toBe(expected.text);
-    expect(mail.attachments.filter((a) => a.contentType.startsWith('image/'))).toHaveLength(expected.photos);
+    const images = mail.attachments.filter((a) => a.contentType.startsWith('image/'));
+    expect(images).toHaveLength(expected.photos);
+    // Real JPEG files, decoded from their base64: the start-of-image marker.
+    for (const image of images) expect([...image.content.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     // The HTML part alone says the same, but where Outlook on the web's text part keeps the
     // signature its HTML part marks (div#Signature).
     if (mail.html !== false && mail.text !== undefined && name !== 'outlook-ru') {

@@ -121,7 +121,8 @@ export const MARKERS: Readonly<Record<string, LanguageMarkers>> = {
     fields: { from: ['feladó'], other: ['elküldve', 'dátum', 'címzett', 'másolatot kap', 'tárgy'] },
     // Outlook "-----Eredeti üzenet-----", Thunderbird "-------- Továbbított üzenet --------".
     separators: ['eredeti üzenet', 'továbbított üzenet'],
-    // Apple Mail "Az iPhone-omról küldve"; Outlook mobile and Mail for Windows: natural phrase.
+    // Natural phrases, in the forms people meet (the exact wording of Apple Mail, Outlook mobile and
+    // Mail for Windows in Hungarian is not known to us).
     footers: [
       'az iphone-omról küldve',
       'az ipademről küldve',
