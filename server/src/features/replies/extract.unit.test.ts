@@ -409,6 +409,12 @@ describe('extractReply: HTML-only mails', () => {
     expect(extractReply({ html: `<div><br>${quote}<div>Below</div>` })).toBe('Below');
   });
 
+  it("keeps text indented with Gmail's indent button (a borderless blockquote)", () => {
+    const html =
+      '<div dir="ltr">The list:<blockquote style="margin:0 0 0 40px;border:none;padding:0px"><div>bread</div><div>cheese</div></blockquote></div>';
+    expect(extractReply({ html })).toBe('The list:\nbread\ncheese');
+  });
+
   it('prefers the text part, and falls back to HTML when the text part is empty', () => {
     expect(extractReply({ text: 'From text', html: '<p>From HTML</p>' })).toBe('From text');
     expect(extractReply({ text: ' \r\n', html: '<p>From HTML</p>' })).toBe('From HTML');

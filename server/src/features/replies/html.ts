@@ -240,6 +240,9 @@ export function htmlToText(html: string): string {
             return;
           case 'blockquote':
             endLine();
+            element.block = true;
+            // Gmail's "indent" button writes a borderless blockquote: the person's own text, moved right.
+            if (attribs.type?.toLowerCase() !== 'cite' && /border\s*:\s*none/.test(style)) return;
             quoteDepth += 1;
             element.quote = true;
             return;
