@@ -136,8 +136,6 @@ export function htmlToText(html: string): string {
   let listDepth = 0;
   let preDepth = 0;
   let blankWanted = false;
-  // A block holding only `&nbsp;` (Outlook's `<p class=MsoNormal>&nbsp;</p>`) shows as a blank line.
-  let nbspOnly = false;
   let stopped = false;
   const stack: OpenElement[] = [];
 
@@ -151,29 +149,28 @@ export function htmlToText(html: string): string {
       current = [];
       currentEndsWithSpace = false;
       currentLength = 0;
-    } else if (nbspOnly) {
-      pushLine(blankLine());
     }
-    nbspOnly = false;
   };
   // A `<br>`: ends the current line even when empty, which is how mail editors write blank lines.
   const lineBreak = () => {
     if (current.length > 0) endLine();
     else pushLine(blankLine());
-    nbspOnly = false;
   };
-  const write = (text: string) => {
+  // `collapsible`: whether the text ends in a space that swallows the next one (not an `&nbsp;`).
+  const write = (text: string, collapsible = text.endsWith(' ')) => {
     if (text === '') return;
     if (current.length === 0) {
-      if (blankWanted && lines.length > 0 && !isBlankLine(lines[lines.length - 1] ?? '')) {
-        pushLine(blankLine());
+      const previous = lines[lines.length - 1];
+      if (blankWanted && previous !== undefined && !isBlankLine(previous)) {
+        // The blank line between a paragraph and a quote belongs to neither: it is not quoted.
+        pushLine(previous.startsWith('>') ? blankLine() : '');
       }
       blankWanted = false;
       currentPrefix = prefix();
     }
     current.push(text);
     currentLength += text.length;
-    currentEndsWithSpace = text.endsWith(' ');
+    currentEndsWithSpace = collapsible;
   };
   const writeText = (raw: string) => {
     if (preDepth > 0) {
@@ -184,10 +181,11 @@ export function htmlToText(html: string): string {
       });
       return;
     }
-    let text = raw.replace(HTML_SPACE, ' ').replace(/\u00a0/g, ' ');
-    if (current.length === 0 || currentEndsWithSpace) text = text.trimStart();
-    if (text === '' && current.length === 0 && raw.includes('\u00a0')) nbspOnly = true;
-    write(text);
+    // Collapsible whitespace goes at the start of a line; `&nbsp;` stays, as browsers show it
+    // (indented lines, and Outlook's `<p class=MsoNormal>&nbsp;</p>`, a blank line once trimmed).
+    let text = raw.replace(HTML_SPACE, ' ');
+    if ((current.length === 0 || currentEndsWithSpace) && text.startsWith(' ')) text = text.slice(1);
+    write(text.replace(/\u00a0/g, ' '), text.endsWith(' '));
   };
 
   const parser = new Parser(
