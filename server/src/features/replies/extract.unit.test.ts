@@ -409,6 +409,13 @@ describe('extractReply: HTML-only mails', () => {
     expect(extractReply({ html: `<div><br>${quote}<div>Below</div>` })).toBe('Below');
   });
 
+  it("writes Outlook's list paragraphs as list items, without the bullet Outlook types", () => {
+    const item = (text: string, position: string) =>
+      `<p class="MsoListParagraph${position}" style="text-indent:-.25in;mso-list:l0 level1 lfo1"><![if !supportLists]><span style="font-family:Symbol"><span style="mso-list:Ignore">·<span style="font:7.0pt &quot;Times New Roman&quot;">&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span></span></span><![endif]>${text}<o:p></o:p></p>`;
+    const html = `<p class="MsoNormal">I bring:<o:p></o:p></p>${item('bread', 'CxSpFirst')}${item('cheese', 'CxSpLast')}<p class="MsoNormal">Dave<o:p></o:p></p>`;
+    expect(extractReply({ html })).toBe('I bring:\n- bread\n- cheese\nDave');
+  });
+
   it("keeps text indented with Gmail's indent button (a borderless blockquote)", () => {
     const html =
       '<div dir="ltr">The list:<blockquote style="margin:0 0 0 40px;border:none;padding:0px"><div>bread</div><div>cheese</div></blockquote></div>';

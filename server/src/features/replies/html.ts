@@ -100,8 +100,9 @@ function isDroppedContainer(name: string, classes: string[], id: string, attribs
   if (classes.includes('gmail_signature_prefix') || attribs['data-smartmail'] === 'gmail_signature') return true;
   // Thunderbird's signature; Outlook's (id="Signature"); Yahoo Mail's quote.
   if (classes.includes('moz-signature') || id === 'signature' || classes.includes('yahoo_quoted')) return true;
-  // Text a reader never sees (the preview line of a newsletter, Kith's own included).
-  return /display\s*:\s*none/.test((attribs.style ?? '').toLowerCase());
+  // Text a reader never sees (the preview line of a newsletter, Kith's own included), and the
+  // bullet Outlook types before a list item (`mso-list:Ignore`): the item gets "- " instead.
+  return /display\s*:\s*none|mso-list\s*:\s*ignore/.test((attribs.style ?? '').toLowerCase());
 }
 
 /** Whether a written line is empty but for its quote marks. */
@@ -257,13 +258,19 @@ export function htmlToText(html: string): string {
             write(`${'  '.repeat(Math.max(0, listDepth - 1))}- `);
             element.block = true;
             return;
-          case 'p':
+          case 'p': {
             endLine();
-            // Outlook writes every line as a margin-less p.MsoNormal, with empty ones for blank lines.
-            if (!classes.includes('msonormal')) blankWanted = true;
-            element.paragraph = !classes.includes('msonormal');
             element.block = true;
+            // Outlook writes a list item as p.MsoListParagraph (…CxSpFirst, …CxSpMiddle, …CxSpLast).
+            if (classes.some((name) => name.startsWith('msolistparagraph'))) {
+              write('- ');
+              return;
+            }
+            // Outlook writes every line as a margin-less p.MsoNormal, with empty ones for blank lines.
+            element.paragraph = !classes.includes('msonormal');
+            if (element.paragraph) blankWanted = true;
             return;
+          }
           case 'pre':
             endLine();
             preDepth += 1;
