@@ -200,8 +200,10 @@ function stripText(text: string): string {
       continue;
     }
     // An attribution over nothing, or over an unquoted copy of the mail (written by programs that
-    // do not quote with ">": those lines hold the sender's address).
-    if (j >= lines.length || line.includes('@') || (lines[i + span - 1] ?? '').includes('@')) {
+    // do not quote with ">": those lines hold the sender's address). Thunderbird's cite prefix
+    // heads history whatever follows it.
+    const addressed = line.includes('@') || (lines[i + span - 1] ?? '').includes('@');
+    if (j >= lines.length || addressed || line.trim() === ATTRIBUTION_MARK) {
       end = i;
       break;
     }
@@ -264,7 +266,8 @@ function stripText(text: string): string {
     if (piece.kind === 'blank' && (out.length === 0 || isBlank(out[out.length - 1] ?? ''))) continue;
     for (const line of piece.lines) out.push(line);
   }
-  return out.join('\n').trim();
+  // The mark never reaches a comment, even where no rule above took its line.
+  return out.join('\n').replaceAll(ATTRIBUTION_MARK, '').trim();
 }
 
 /**

@@ -309,6 +309,9 @@ describe('extractReply: Apple Mail and Thunderbird attributions', () => {
     const bottom =
       '<div class="moz-cite-prefix">ⴰⵙⵙ 27/11/2026:<br></div><blockquote type="cite"><p>Hallo</p></blockquote><p>Bis Sonntag!</p>';
     expect(extractReply({ html: bottom })).toBe('Bis Sonntag!');
+    // A cite prefix over an unquoted copy (a forward written inline) still ends the reply.
+    const inline = '<p>FYI</p><div class="moz-cite-prefix">Am 27.11.26 um 10:00 schrieb Kith:</div><div>Hallo</div>';
+    expect(extractReply({ html: inline })).toBe('FYI');
   });
 });
 

@@ -228,7 +228,8 @@ export function htmlToText(html: string): string {
         }
         if (classes.includes('moz-cite-prefix')) {
           endLine();
-          pushLine(ATTRIBUTION_MARK);
+          // Inside a quote it heads older history, which goes with the quote anyway.
+          if (quoteDepth === 0) pushLine(ATTRIBUTION_MARK);
           element.hides = true;
           hiddenDepth += 1;
           return;
