@@ -161,7 +161,7 @@ const LANGUAGES: Language[] = [
     gmail: `Em sex., 27 de nov. de 2026 às 10:00, ${KITH} escreveu:`,
     outlook: [
       `De: ${KITH}`,
-      'Enviado: sexta-feira, 27 de novembro de 2026 10:00',
+      'Enviado em: sexta-feira, 27 de novembro de 2026 10:00',
       'Para: Ana <ana@example.com.br>',
       'Assunto: 2 novas mensagens',
     ],

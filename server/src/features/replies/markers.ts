@@ -181,7 +181,7 @@ export const MARKERS: Readonly<Record<string, LanguageMarkers>> = {
     // Gmail "Em sex., 27 de nov. de 2026 às 10:00, Kith <…> escreveu:", Thunderbird "Em 27/11/2026 10:00, Kith escreveu:".
     wrote: ['escreveu'],
     // Outlook: De/Enviado/Para/Cc/Assunto; Apple Mail: Data.
-    fields: { from: ['de'], other: ['enviado', 'enviada em', 'data', 'para', 'cc', 'assunto'] },
+    fields: { from: ['de'], other: ['enviado', 'enviado em', 'data', 'para', 'cc', 'assunto'] },
     // Outlook "-----Mensagem original-----", Thunderbird "-------- Mensagem encaminhada --------".
     separators: ['mensagem original', 'mensagem encaminhada'],
     // Apple Mail "Enviado do meu iPhone", Outlook mobile "Obtenha o Outlook para Android", Mail for Windows.
