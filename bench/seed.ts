@@ -118,6 +118,7 @@ async function writeUsers(ctx: AppContext, seedDb: SeedDb, people: PeoplePlan): 
     notification_emails: ctx.config.defaultNotificationEmails,
     lang: null,
     theme: null,
+    mention_emails: null,
     default_page: null,
     created_at: u.createdAt,
     last_activity_date: u.lastActivity,

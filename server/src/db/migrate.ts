@@ -18,6 +18,8 @@ import * as m0015 from './migrations/0015_pins.js';
 
 import * as m0017 from './migrations/0017_all_groups_feed.js';
 
+import * as m0019 from './migrations/0019_mentions.js';
+
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -37,6 +39,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_pins': m0015,
 
   '0017_all_groups_feed': m0017,
+
+  '0019_mentions': m0019,
 };
 
 const provider: MigrationProvider = {

@@ -27,6 +27,8 @@ export interface UsersTable {
   theme: string | null;
   /** The page the client opens first (`data.default_page`: default_group, feed); null when never chosen. */
   default_page: string | null;
+  /** How mentions are mailed (`data.mention_emails`: with_others, immediately, none); null means with_others. */
+  mention_emails: string | null;
   created_at: number;
   last_activity_date: number;
 }
@@ -195,6 +197,16 @@ export interface KithMetaTable {
   value: string;
 }
 
+/** One person a message @mentions (issue 21, migration 0019). */
+export interface MentionsTable {
+  message_id: string;
+  user_id: string;
+  /** The name as written after `@` in the text when the mention was made. */
+  written_name: string;
+  /** Its place among the message's mentions, by first occurrence in the text. */
+  position: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -210,4 +222,5 @@ export interface Database {
   jobs: JobsTable;
   digest_runs: DigestRunsTable;
   reactions: ReactionsTable;
+  mentions: MentionsTable;
 }

@@ -55,6 +55,16 @@ export function mailLanguage(userLang: string | null | undefined, instanceDefaul
   return isOfferedLanguage(instanceDefault) ? instanceDefault : FALLBACK_LANGUAGE;
 }
 
+/** The text at a dotted key (`mention.subject`: a feature's own sub-object), else undefined. */
+function textAt(texts: Record<string, unknown>, key: string): string | undefined {
+  let node: unknown = texts;
+  for (const part of key.split('.')) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return typeof node === 'string' ? node : undefined;
+}
+
 /**
  * A translate function for `lang`. A text missing in that language falls back to en_US (the rules
  * are in common/src/i18n.ts), so a half-translated file never produces a broken mail; `{{name}}`
@@ -63,7 +73,7 @@ export function mailLanguage(userLang: string | null | undefined, instanceDefaul
 export function translator(lang: Language): Translate {
   return (key, params = {}) => {
     const count = typeof params.count === 'number' ? params.count : undefined;
-    const text = findText(lang, key, count, (code, name) => mailTexts(code as Language)[name]);
+    const text = findText(lang, key, count, (code, name) => textAt(mailTexts(code as Language), name));
     if (text === undefined) throw new Error(`Missing mail text "${key}"`);
     return fillLocalized(lang, text, params);
   };

@@ -185,6 +185,7 @@ export async function insertUser(
     lang: null,
     theme: null,
     default_page: null,
+    mention_emails: null,
     created_at: input.now,
     last_activity_date: input.now,
   };

@@ -25,6 +25,7 @@ export function presentMe(user: UserRow, groups: { id: string; name: string }[])
   if (user.lang !== null) data.lang = user.lang;
   if (user.theme !== null) data.theme = user.theme;
   if (user.default_page !== null) data.default_page = user.default_page;
+  if (user.mention_emails !== null) data.mention_emails = user.mention_emails;
   return {
     id: user.id,
     entityType: 'user' as const,
