@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Me } from '@kith/common';
@@ -112,7 +112,9 @@ describe('UserSettings choices', () => {
 
   it('offers "Immediately" right after "Never", shows it saved, and sends it', async () => {
     show('/users/me/settings?tab=notifications', { notification_emails: 'immediately' });
-    const radios = screen.getAllByRole<HTMLInputElement>('radio');
+    // The digest frequency's own form (the mention e-mails' form follows it in the tab, issue 21).
+    const digest = () => screen.getByRole('group', { name: 'E-mail me a summary of my notifications' });
+    const radios = within(digest()).getAllByRole<HTMLInputElement>('radio');
     expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([
       'Never',
       'Immediately',
@@ -121,7 +123,7 @@ describe('UserSettings choices', () => {
       'Every week',
       'Every month',
     ]);
-    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Immediately' }).checked).toBe(true);
+    expect(within(digest()).getByRole<HTMLInputElement>('radio', { name: 'Immediately' }).checked).toBe(true);
     cleanup();
 
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(
@@ -131,9 +133,9 @@ describe('UserSettings choices', () => {
       }),
     );
     show('/users/me/settings?tab=notifications', { notification_emails: 'daily' });
-    fireEvent.click(screen.getByRole('radio', { name: 'Immediately' }));
+    fireEvent.click(within(digest()).getByRole('radio', { name: 'Immediately' }));
     await act(async () => {
-      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+      fireEvent.click(within(digest().closest('form') as HTMLElement).getByRole('button', { name: 'Save' }));
       await Promise.resolve();
     });
     const [, init] = fetchSpy.mock.calls[0] ?? [];
