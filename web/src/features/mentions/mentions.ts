@@ -68,7 +68,8 @@ export function mentionQueryAt(text: string, caret: number): MentionQuery | null
   const before = at === 0 ? '' : text.charAt(at - 1);
   if (before !== '' && WORD.test(before)) return null;
   const query = text.slice(at + 1, caret);
-  if (query.includes('\n') || query.startsWith(' ') || query.includes('@')) return null;
+  // A space right after the @, or after the name (as inserted), ends the mention being typed.
+  if (query.includes('\n') || query.startsWith(' ') || query.endsWith(' ') || query.includes('@')) return null;
   // "@Ana Silva" has one space; more words than a name has mean the mention was left behind.
   if (query.split(' ').length > 3) return null;
   return { start: at, query };

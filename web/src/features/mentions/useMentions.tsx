@@ -68,7 +68,8 @@ export function useMentions({ groupId, field, text, setText, initial }: Options)
   };
 
   useEffect(() => {
-    if (shown) listRef.current?.scrollIntoView({ block: 'nearest' });
+    // At 375 px with the on-screen keyboard up, the list is brought into sight.
+    if (shown) listRef.current?.scrollIntoView?.({ block: 'nearest' });
   }, [shown]);
 
   const insert = (user: UserRef) => {
