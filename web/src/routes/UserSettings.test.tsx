@@ -173,3 +173,39 @@ describe('UserSettings profile checks', () => {
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 });
+
+describe('UserSettings mention e-mails (issue 21)', () => {
+  const mentions = () => screen.getByRole('group', { name: 'E-mail me when someone mentions me' });
+
+  it('shows the three choices under the digest frequency, "with my other notifications" by default', () => {
+    show('/users/me/settings?tab=notifications');
+    const radios = within(mentions()).getAllByRole<HTMLInputElement>('radio');
+    expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([
+      'With my other notifications',
+      'Right away, whatever the frequency above',
+      'Never',
+    ]);
+    expect(radios[0]?.checked).toBe(true);
+    cleanup();
+    show('/users/me/settings?tab=notifications', { mention_emails: 'none' });
+    expect(within(mentions()).getByRole<HTMLInputElement>('radio', { name: 'Never' }).checked).toBe(true);
+  });
+
+  it('sends data.mention_emails with its own Save button', async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(
+      new Response(JSON.stringify({ ...me, data: { mention_emails: 'immediately' } }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    show('/users/me/settings?tab=notifications');
+    fireEvent.click(within(mentions()).getByRole('radio', { name: 'Right away, whatever the frequency above' }));
+    await act(async () => {
+      fireEvent.click(within(mentions().closest('form') as HTMLElement).getByRole('button', { name: 'Save' }));
+      await Promise.resolve();
+    });
+    const [, init] = fetchSpy.mock.calls[0] ?? [];
+    expect(JSON.parse(init?.body as string)).toEqual({ data: { mention_emails: 'immediately' } });
+    fetchSpy.mockRestore();
+  });
+});

@@ -127,20 +127,6 @@ export function findMailChoices(
     .executeTakeFirst();
 }
 
-/** The user if their notification e-mails are (still) set to `frequency`. */
-export function findUserOnFrequency(
-  db: Q,
-  userId: string,
-  frequency: string,
-): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang'> | undefined> {
-  return db
-    .selectFrom('users')
-    .select(['id', 'login', 'name', 'lang'])
-    .where('id', '=', userId)
-    .where('notification_emails', '=', frequency)
-    .executeTakeFirst();
-}
-
 /** Sets a user's notification e-mails to `none`; false when there is no such user. */
 export async function turnOffNotificationEmails(db: Q, userId: string): Promise<boolean> {
   const result = await db
