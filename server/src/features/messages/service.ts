@@ -225,8 +225,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     };
     await insertMessage(tx, message);
     await setMessageFiles(tx, id, files);
-    const mentions = await resolveMentions(tx, groupId, data.text, mentionIds ?? [], []);
-    await replaceMentions(tx, id, mentions);
+    // A post from a client that names no one (the 0.5.6 client) costs no mention statement.
+    const mentions = mentionIds === undefined ? [] : await resolveMentions(tx, groupId, data.text, mentionIds, []);
+    if (mentions.length > 0) await replaceMentions(tx, id, mentions);
     // A reply moves its whole thread up on the group page (docs/api §10.2).
     if (ancestors.length > 0) {
       await touchMessages(tx, ancestors, now);
