@@ -1,11 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Group } from '@kith/common';
 import { createQueryClient, keys } from '../../api/queries';
 import { initI18n } from '../../lib/i18n';
-import { me } from '../../test/fixtures';
+import { me, message } from '../../test/fixtures';
 import { Writer } from '../composer/Writer';
 
 beforeAll(async () => {
@@ -26,14 +26,14 @@ const group: Group = {
 /** Frames run at once, so the list follows the caret as soon as the text changed. */
 const flush = () => act(() => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined))));
 
-function setup() {
+function setup(edited?: Parameters<typeof Writer>[0]['message']) {
   const client = createQueryClient();
   client.setQueryData(keys.me, me);
   client.setQueryData(keys.group('g1'), group);
   render(
     <QueryClientProvider client={client}>
       <MemoryRouter>
-        <Writer groupId="g1" onDone={() => undefined} />
+        <Writer groupId="g1" onDone={() => undefined} message={edited} />
       </MemoryRouter>
     </QueryClientProvider>,
   );
@@ -89,5 +89,36 @@ describe('mention suggestions in the composer', () => {
     fireEvent.click(screen.getByRole('option', { name: 'Cléo' }));
     await flush();
     expect(field.value).toBe('Hello @Ben Andrews and @Cléo ');
+  });
+
+  it('sends the ids of the people picked whose name is still in the text; an edit starts with the stored ones', async () => {
+    const fetchSpy = vi
+      .spyOn(globalThis, 'fetch')
+      .mockImplementation(() =>
+        Promise.resolve(
+          new Response(JSON.stringify(message()), { status: 200, headers: { 'content-type': 'application/json' } }),
+        ),
+      );
+    // Dan was renamed Daniel since: the text still says "@Dan", which keeps him.
+    const field = setup(
+      message({
+        data: { text: 'Thanks @Dan and @Cléo' },
+        mentions: [
+          { id: 'dan', name: 'Daniel', written: 'Dan' },
+          { id: 'cleo', name: 'Cléo', written: 'Cléo' },
+        ],
+      }),
+    );
+    await type(field, 'Thanks @Dan, and @be');
+    fireEvent.keyDown(field, { key: 'Tab' });
+    await flush();
+    expect(field.value).toBe('Thanks @Dan, and @Ben Andrews ');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+      await Promise.resolve();
+    });
+    const [, init] = fetchSpy.mock.calls.find(([, options]) => options?.method === 'PUT') ?? [];
+    expect((JSON.parse(init?.body as string) as { mentions: string[] }).mentions).toEqual(['dan', 'ben']);
+    fetchSpy.mockRestore();
   });
 });
