@@ -26,6 +26,7 @@ const COLUMNS = {
     lang: 'text',
     theme: 'text',
     default_page: 'text',
+    mention_emails: 'text',
     created_at: 'bigint',
     last_activity_date: 'bigint',
   },
