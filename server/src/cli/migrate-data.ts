@@ -60,6 +60,7 @@ const TABLES: TableCopy[] = [
   { name: 'password_reset_keys', key: ['id'] },
   { name: 'bookmarks', key: ['id'] },
   { name: 'reactions', key: ['id'] },
+  { name: 'mentions', key: ['message_id', 'user_id'] },
   { name: 'files', key: ['id'] },
   { name: 'message_files', key: ['message_id', 'position'] },
   { name: 'links', key: ['id'] },
