@@ -328,7 +328,7 @@ describe('outside the logged-in area', () => {
     await visible(article.getByText('ana', { exact: true }));
     expect(await article.locator(avatars).count()).toBe(1);
     expect(await article.getByRole('button', { name: 'Message actions' }).count()).toBe(1);
-    await visible(author.page.getByRole('textbox', { name: 'Reply' }));
+    await visible(author.page.getByRole('combobox', { name: 'Reply' }));
 
     // A visitor with no key (phone).
     const visitor = await open('phone');

@@ -69,7 +69,7 @@ async function openWriter(page: Page): Promise<void> {
   expect((await stream).status()).toBe(200);
 }
 
-const textBox = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
+const textBox = (page: Page) => page.getByRole('combobox', { name: 'Message', exact: true });
 const titleBox = (page: Page) => page.getByRole('textbox', { name: 'Title', exact: true });
 const sendButton = (page: Page) => page.getByRole('button', { name: 'Send', exact: true });
 const composerFiles = (page: Page) => page.getByTestId('composer-files');

@@ -27,7 +27,7 @@ let anaKey = '';
 let homeId = '';
 let messageUrl = '';
 
-const textBox = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
+const textBox = (page: Page) => page.getByRole('combobox', { name: 'Message', exact: true });
 const toolbar = (page: Page, name = 'Formatting') => page.getByRole('toolbar', { name });
 
 /** Selects `[from, to)` of the composer's text, as a mouse or Shift+arrows would. */
@@ -135,7 +135,7 @@ describe('light formatting', () => {
 
   step('a comment has the toolbar too, below its growing field, and shows its formatting (1280 px)', async () => {
     const { page } = desktop;
-    const reply = page.getByRole('textbox', { name: 'Reply', exact: true });
+    const reply = page.getByRole('combobox', { name: 'Reply', exact: true });
     await reply.fill('Thanks');
     const bar = toolbar(page);
     await visible(bar);

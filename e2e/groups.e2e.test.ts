@@ -406,7 +406,7 @@ describe('groups and the feed', () => {
     const { page } = ana;
     await page.goto(`${kith.url}/messages/${id}`);
     await visible(page.getByRole('heading', { name: 'Nobody answered yet' }));
-    await visible(page.getByRole('textbox', { name: 'Reply' }));
+    await visible(page.getByRole('combobox', { name: 'Reply' }));
     expect(await page.getByText('comments.none').count()).toBe(0);
   });
 

@@ -12,6 +12,14 @@ export type NotificationEmailFrequency = (typeof NOTIFICATION_EMAIL_FREQUENCIES)
 export const PUSH_CHOICES = ['all', 'mentions_replies', 'none'] as const;
 export type PushChoice = (typeof PUSH_CHOICES)[number];
 
+/**
+ * How mentions of a user travel by e-mail (`data.mention_emails`, issue 21, docs/api §11.10): with
+ * the other notifications (the user's digest or immediate mail, the default), on their own within
+ * the immediate delay whatever the digest frequency, or never.
+ */
+export const MENTION_EMAIL_CHOICES = ['with_others', 'immediately', 'none'] as const;
+export type MentionEmailChoice = (typeof MENTION_EMAIL_CHOICES)[number];
+
 /** The colour scheme a user chose (`data.theme`); `system` follows the device's light or dark setting. */
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
@@ -33,6 +41,9 @@ export const NOTIFICATION_TYPES = [
   'global_notification',
   // Kith addition (issue 20): someone reacted to the recipient's message; listed only to clients that ask for it.
   'new_reaction',
+  // Kith addition (issue 21): the recipient was @mentioned in a message; listed as such only to clients
+  // that ask for it (`include=mentions`), presented to others as the new_message or new_comment it replaces.
+  'mention',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

@@ -5,6 +5,7 @@ export * from './enums.js';
 export * from './errors.js';
 export * from './validation.js';
 export * from './reactions.js';
+export * from './mentions.js';
 export * from './api/schemas.js';
 export * from './api/search-schemas.js';
 export * from './api/link-schemas.js';

@@ -19,6 +19,10 @@ export const LIMITS = {
   email: 254,
   /** Files attached to one message. */
   filesPerMessage: 200,
+  /** People one message may @mention (the ids of `mentions`, issue 21). */
+  mentionsPerMessage: 50,
+  /** Suggestions the composer shows after `@`. */
+  mentionSuggestions: 8,
   /** JSON request bodies. */
   jsonBodyBytes: 1024 * 1024,
   /** Messages pinned at the top of one group at a time (docs/api §6.3 `pinnedInGroup`). */

@@ -8,6 +8,7 @@ export * from './enums.js';
 export * from './errors.js';
 export * from './validation.js';
 export * from './reactions.js';
+export * from './mentions.js';
 // The API's objects, endpoint table and live events, as types only: calls and answers are typed by
 // the same schemas the server serializes with, and none of them enters the bundle.
 export type * from './api/schemas.js';

@@ -97,7 +97,10 @@ const StopByToken = {
 } as const;
 const NotificationsQuery = Type.Object({
   include: Type.Optional(
-    Type.Literal('reactions', { description: 'Kith addition (issue 20): also list new_reaction notifications' }),
+    Type.String({
+      description:
+        'Kith additions, comma-separated: `reactions` (issue 20) also lists new_reaction notifications; `mentions` (issue 21) shows mention notifications as `mention` (without it, as the new_message or new_comment they replace)',
+    }),
   ),
 });
 const notificationList = {
@@ -324,6 +327,7 @@ export const endpoints = table({
     summary: 'One notification',
     tag: 'notifications',
     auth: 'key',
+    query: NotificationsQuery,
     response: { 200: Notification },
     errors: [404],
   },
@@ -331,6 +335,7 @@ export const endpoints = table({
     summary: 'Mark a notification read or unread',
     tag: 'notifications',
     auth: 'key',
+    query: NotificationsQuery,
     body: NotificationUpdateBody,
     response: { 200: Notification },
     errors: [404],

@@ -1,5 +1,12 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { DEFAULT_PAGES, NOTIFICATION_EMAIL_FREQUENCIES, NOTIFICATION_TYPES, PUSH_CHOICES, THEMES } from '../enums.js';
+import {
+  DEFAULT_PAGES,
+  MENTION_EMAIL_CHOICES,
+  NOTIFICATION_EMAIL_FREQUENCIES,
+  NOTIFICATION_TYPES,
+  PUSH_CHOICES,
+  THEMES,
+} from '../enums.js';
 import { ERROR_CODES } from '../errors.js';
 
 /**
@@ -54,6 +61,11 @@ export const Me = Type.Object({
       ),
       time_zone: Type.Optional(
         Type.String({ description: 'IANA time zone, e.g. Europe/Paris (Kith addition, §11.9)' }),
+      ),
+      mention_emails: Type.Optional(
+        Type.String({
+          description: 'with_others, immediately or none: how mentions are mailed (Kith addition, §11.10)',
+        }),
       ),
     },
     { description: 'only the keys that were ever set' },
@@ -216,6 +228,17 @@ export const ReactionSummaries = Type.Array(ReactionSummary, {
     'Kith addition (issue 20): the message’s reactions by emoji, in the order first used; [] when reactions are off',
 });
 
+/** One person a message @mentions (Kith addition, issue 21, §11.10). */
+export const Mention = Type.Object({
+  id: Id,
+  name: Type.String({ description: 'their current name, which the client shows' }),
+  written: Type.String({ description: 'the name as written in the text after `@`, which the client replaces' }),
+});
+export type Mention = Static<typeof Mention>;
+export const Mentions = Type.Array(Mention, {
+  description: 'Kith addition (issue 21): the members this message @mentions, in the order first written; [] when none',
+});
+
 /** POST /api/messages/{id}/reactions. */
 export const ReactionBody = Type.Object({ reaction: Type.String({ description: 'one emoji' }) });
 
@@ -240,6 +263,7 @@ const MessageCommon = {
     }),
   ),
   reactions: ReactionSummaries,
+  mentions: Mentions,
 };
 
 /** What the caller may do with a message (Kith addition to §2.4). */
@@ -353,6 +377,7 @@ export const UserUpdateBody = Type.Object({
         Type.String({ description: '"HH:MM-HH:MM" (24-hour clock, may span midnight) or ""' }),
       ),
       time_zone: Type.Optional(Type.String({ description: 'an IANA time zone name' })),
+      mention_emails: Type.Optional(Type.Enum(MENTION_EMAIL_CHOICES)),
     }),
   ),
 });
@@ -369,6 +394,13 @@ export const MessageBody = Type.Object({
     Type.Boolean({
       description:
         'PUT only: true pins a message of the group page at the top (after those pinned before), false unpins it; any member may send it alone',
+    }),
+  ),
+  mentions: Type.Optional(
+    Type.Array(Id, {
+      maxItems: 50,
+      description:
+        'Kith addition (§11.10): ids of the members the text @mentions; kept when `@<their name>` is in the text. PUT without it keeps the stored mentions still written',
     }),
   ),
 });

@@ -48,6 +48,7 @@ const TABLES = [
   'password_reset_keys',
   'bookmarks',
   'reactions',
+  'mentions',
   'files',
   'message_files',
   'links',
@@ -227,6 +228,8 @@ describe('migrate-data', { timeout: 60_000 }, () => {
     expect((await react(cat.key, '👍')).status).toBe(200);
     expect((await react(cat.key, '🎉')).status).toBe(200);
     expect((await api.put(`/messages/${holder}`, { key: cat.key, body: { pinnedInGroup: true } })).status).toBe(200);
+    // Issue 21: a mention travels with its message.
+    await post(ben.key, { group: family.id, data: { text: 'Thanks @Ana Lima' }, mentions: [ana.user.id] });
     // A password reset: its key, and the mail's job still queued (nothing runs jobs here).
     expect((await api.post('/password-reset-mail', { body: { mail: 'ana@example.org' } })).status).toBe(200);
 

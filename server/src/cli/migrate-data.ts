@@ -62,6 +62,7 @@ const TABLES: TableCopy[] = [
   { name: 'reactions', key: ['id'] },
   { name: 'push_subscriptions', key: ['id'] },
   { name: 'push_presence', key: ['user_id', 'device'] },
+  { name: 'mentions', key: ['message_id', 'user_id'] },
   { name: 'files', key: ['id'] },
   { name: 'message_files', key: ['message_id', 'position'] },
   { name: 'links', key: ['id'] },

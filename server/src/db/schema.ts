@@ -35,6 +35,8 @@ export interface UsersTable {
   time_zone: string | null;
   /** Creation time (ms) of the newest notification a push job has dealt with (features/push/). */
   push_cursor: number | null;
+  /** How mentions are mailed (`data.mention_emails`: with_others, immediately, none); null means with_others. */
+  mention_emails: string | null;
   created_at: number;
   last_activity_date: number;
 }
@@ -241,6 +243,16 @@ export interface PushPresenceTable {
   expires_at: number;
 }
 
+/** One person a message @mentions (issue 21, migration 0019). */
+export interface MentionsTable {
+  message_id: string;
+  user_id: string;
+  /** The name as written after `@` in the text when the mention was made. */
+  written_name: string;
+  /** Its place among the message's mentions, by first occurrence in the text. */
+  position: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -260,4 +272,5 @@ export interface Database {
   push_presence: PushPresenceTable;
   reply_addresses: ReplyAddressesTable;
   received_replies: ReceivedRepliesTable;
+  mentions: MentionsTable;
 }

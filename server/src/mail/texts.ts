@@ -40,7 +40,7 @@ export function mailTexts(lang: Language): Texts {
   return sectionTexts(lang, 'mail');
 }
 
-/** The text at `key` of a section; a dotted key (`reply.hint`) reads a sub-object. */
+/** The text at `key` of a section; a dotted key (`reply.hint`, `mention.subject`) reads a feature's own sub-object. */
 function textAt(texts: Texts, key: string): string | undefined {
   let node: unknown = texts;
   for (const part of key.split('.')) {

@@ -145,8 +145,9 @@ const notificationsQuery = queryOptions({
   queryFn: ({ signal }) =>
     call('GET /api/me/notifications/{limit}', {
       params: { limit: String(LIMITS.notificationsShown + 1) },
-      // Kith's client lists reaction notifications too; the 0.5.6 client, which cannot show them, does not ask.
-      query: { include: 'reactions' },
+      // Kith's client lists reaction notifications too, and mentions as such; the 0.5.6 client, which
+      // cannot show them, does not ask (it gets mentions as new_message or new_comment).
+      query: { include: 'reactions,mentions' },
       signal,
     }),
 });

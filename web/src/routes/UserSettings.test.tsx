@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Me } from '@kith/common';
@@ -112,7 +112,9 @@ describe('UserSettings choices', () => {
 
   it('offers "Immediately" right after "Never", shows it saved, and sends it', async () => {
     show('/users/me/settings?tab=notifications', { notification_emails: 'immediately' });
-    const radios = screen.getAllByRole<HTMLInputElement>('radio');
+    // The digest frequency's own form (the mention e-mails' form follows it in the tab, issue 21).
+    const digest = () => screen.getByRole('group', { name: 'E-mail me a summary of my notifications' });
+    const radios = within(digest()).getAllByRole<HTMLInputElement>('radio');
     expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([
       'Never',
       'Immediately',
@@ -121,7 +123,7 @@ describe('UserSettings choices', () => {
       'Every week',
       'Every month',
     ]);
-    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Immediately' }).checked).toBe(true);
+    expect(within(digest()).getByRole<HTMLInputElement>('radio', { name: 'Immediately' }).checked).toBe(true);
     cleanup();
 
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(
@@ -131,9 +133,9 @@ describe('UserSettings choices', () => {
       }),
     );
     show('/users/me/settings?tab=notifications', { notification_emails: 'daily' });
-    fireEvent.click(screen.getByRole('radio', { name: 'Immediately' }));
+    fireEvent.click(within(digest()).getByRole('radio', { name: 'Immediately' }));
     await act(async () => {
-      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+      fireEvent.click(within(digest().closest('form') as HTMLElement).getByRole('button', { name: 'Save' }));
       await Promise.resolve();
     });
     const [, init] = fetchSpy.mock.calls[0] ?? [];
@@ -169,5 +171,41 @@ describe('UserSettings profile checks', () => {
     });
     expect(alerts.getSnapshot()[0]?.text).toBe('The name must be 1 to 128 characters long, without < or >.');
     expect(fetchSpy).not.toHaveBeenCalled();
+  });
+});
+
+describe('UserSettings mention e-mails (issue 21)', () => {
+  const mentions = () => screen.getByRole('group', { name: 'E-mail me when someone mentions me' });
+
+  it('shows the three choices under the digest frequency, "with my other notifications" by default', () => {
+    show('/users/me/settings?tab=notifications');
+    const radios = within(mentions()).getAllByRole<HTMLInputElement>('radio');
+    expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([
+      'With my other notifications',
+      'Right away, whatever the frequency above',
+      'Never',
+    ]);
+    expect(radios[0]?.checked).toBe(true);
+    cleanup();
+    show('/users/me/settings?tab=notifications', { mention_emails: 'none' });
+    expect(within(mentions()).getByRole<HTMLInputElement>('radio', { name: 'Never' }).checked).toBe(true);
+  });
+
+  it('sends data.mention_emails with its own Save button', async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(
+      new Response(JSON.stringify({ ...me, data: { mention_emails: 'immediately' } }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    show('/users/me/settings?tab=notifications');
+    fireEvent.click(within(mentions()).getByRole('radio', { name: 'Right away, whatever the frequency above' }));
+    await act(async () => {
+      fireEvent.click(within(mentions().closest('form') as HTMLElement).getByRole('button', { name: 'Save' }));
+      await Promise.resolve();
+    });
+    const [, init] = fetchSpy.mock.calls[0] ?? [];
+    expect(JSON.parse(init?.body as string)).toEqual({ data: { mention_emails: 'immediately' } });
+    fetchSpy.mockRestore();
   });
 });

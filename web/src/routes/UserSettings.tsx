@@ -11,6 +11,7 @@ import {
   LanguagePanel,
   NotificationsPanel,
 } from '../features/settings/ChoicePanels';
+import { MentionEmailsPanel } from '../features/settings/MentionEmailsPanel';
 import { ProfilePanel } from '../features/settings/ProfilePanel';
 import { neighbourTab, SETTINGS_TABS, type SettingsTab, tabOf } from '../features/settings/settings';
 import { useTranslation } from '../lib/i18n';
@@ -28,7 +29,12 @@ const LABELS: Record<SettingsTab, string> = {
 
 const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
   profile: ProfilePanel,
-  notifications: NotificationsPanel,
+  notifications: ({ me }) => (
+    <>
+      <NotificationsPanel me={me} />
+      <MentionEmailsPanel me={me} />
+    </>
+  ),
   language: LanguagePanel,
   appearance: AppearancePanel,
   'default-group': DefaultGroupPanel,

@@ -39,6 +39,7 @@ export function message(overrides: Partial<Message> = {}): Message {
     isDeleted: false,
     pinnedInGroup: false,
     reactions: [],
+    mentions: [],
     can: { edit: false, delete: false, publish: false, pin: false },
     ...overrides,
   };

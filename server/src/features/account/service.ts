@@ -2,6 +2,7 @@ import {
   DEFAULT_PAGES,
   PUSH_CHOICES,
   NOTIFICATION_EMAIL_FREQUENCIES,
+  MENTION_EMAIL_CHOICES,
   THEMES,
   isValidLangCode,
   isValidNewPassword,
@@ -122,6 +123,13 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
         throw invalidField('data.theme', `The theme must be one of ${THEMES.join(', ')}`);
       }
       changes.theme = theme;
+    }
+    const mentionEmails = data.string('mention_emails');
+    if (mentionEmails !== undefined) {
+      if (!(MENTION_EMAIL_CHOICES as readonly string[]).includes(mentionEmails)) {
+        throw invalidField('data.mention_emails', `Mention e-mails must be one of ${MENTION_EMAIL_CHOICES.join(', ')}`);
+      }
+      changes.mention_emails = mentionEmails;
     }
     const defaultPage = data.string('default_page');
     if (defaultPage !== undefined) {

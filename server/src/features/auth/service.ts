@@ -189,6 +189,7 @@ export async function insertUser(
     quiet_hours: null,
     time_zone: null,
     push_cursor: null,
+    mention_emails: null,
     created_at: input.now,
     last_activity_date: input.now,
   };

@@ -201,6 +201,7 @@ describe('bookmarks (§9, §2.8)', () => {
           isDeleted: false,
           pinnedInGroup: false,
           reactions: [],
+          mentions: [],
         });
       }
       // Without expand, message stays a reference.

@@ -5,6 +5,7 @@ import { toSeconds } from '../../lib/clock.js';
 import { missingField, notFound } from '../../lib/errors.js';
 import { newId, parseId } from '../../lib/ids.js';
 import { parseLimit } from '../../lib/params.js';
+import { mentionsOf } from '../messages/mentions.js';
 import { presentPreview } from '../messages/presenter.js';
 import { childCounts, findMessageViews, previewsOf } from '../messages/queries.js';
 import { loadReadableMessage, reactionSummariesOf } from '../messages/service.js';
@@ -62,11 +63,12 @@ export async function listBookmarks(
   const rows = await listReadableBookmarks(db, user.id, limit);
   if (!expand) return rows.map((b) => presentBookmark(b));
   const ids = rows.map((b) => b.message_id);
-  const [views, counts, previews, reactions] = await Promise.all([
+  const [views, counts, previews, reactions, mentions] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),
     previewsOf(ctx, db, ids),
     reactionSummariesOf(ctx, db, ids, user.id),
+    mentionsOf(db, ids),
   ]);
   const byId = new Map(views.map((v) => [v.id, v]));
   return rows.flatMap((b) => {
@@ -81,6 +83,7 @@ export async function listBookmarks(
               counts.get(b.message_id) ?? 0,
               previews.get(b.message_id) ?? null,
               reactions.get(b.message_id) ?? [],
+              mentions.get(b.message_id) ?? [],
             ),
           ),
         ];

@@ -416,7 +416,7 @@ describe('digest language and disabled e-mail', () => {
       t.clock.advance(HOUR);
       await runSchedule(t);
       const [mail] = digestsTo(t, lea);
-      expect(mail?.subject).toBe((mailTexts('fr_FR')['digest_subject_other'] ?? '').replace('{{count}}', '2'));
+      expect(mail?.subject).toBe(String(mailTexts('fr_FR')['digest_subject_other']).replace('{{count}}', '2'));
       expect(mail?.html).toContain('<html lang="fr-FR">');
       expect(mail?.text).toContain(mailTexts('fr_FR')['digest_unsubscribe']);
     } finally {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
-import { findUserOnFrequency } from './queries.js';
+import { findMailChoices } from './queries.js';
 import { sendDigest } from './service.js';
 
 /**
@@ -8,13 +8,20 @@ import { sendDigest } from './service.js';
  * after the first post or comment of a burst: one mail with everything not mailed yet, the digest's
  * selection and content. A user who meanwhile chose another frequency gets nothing from it (their
  * digest will list it); a second run, or a job recorded twice, finds nothing left and sends nothing.
+ * A mention also starts it for a user whose `mention_emails` is `immediately` (docs/api §11.10):
+ * then, unless their frequency is `immediately` too, it sends their mentions alone.
  */
 export function registerImmediateMailHandler(ctx: AppContext, queue: JobQueue): void {
   queue.register('send-immediate-mail', {
     async run({ userId }) {
       if (!ctx.config.allowEmail) return;
-      const user = await findUserOnFrequency(ctx.db.kysely, userId, 'immediately');
-      if (user !== undefined) await sendDigest(ctx, user, 'immediately');
+      const user = await findMailChoices(ctx.db.kysely, userId);
+      if (user === undefined) return;
+      if (user.notification_emails === 'immediately') {
+        await sendDigest(ctx, user, 'immediately');
+      } else if (user.mention_emails === 'immediately') {
+        await sendDigest(ctx, user, 'immediately', { mentionsOnly: true });
+      }
     },
   });
 }

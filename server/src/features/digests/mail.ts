@@ -9,7 +9,7 @@ import type { UserRow } from '../../db/rows.js';
 export interface DigestItem {
   groupId: string;
   groupName: string;
-  kind: 'post' | 'comment';
+  kind: 'post' | 'comment' | 'mention';
   /** The notification's resolved title (docs/api §2.7); may be empty. */
   title: string;
   /** null once the author's account is gone. */
@@ -26,6 +26,8 @@ export type MailFrequency = Exclude<NotificationEmailFrequency, 'none'>;
 
 export interface DigestContent {
   frequency: MailFrequency;
+  /** Mentions mailed on their own (`mention_emails: immediately`, docs/api §11.10). */
+  mentionsOnly?: boolean;
   /** Listed items, newest first; `total` counts the ones left out as well. */
   items: DigestItem[];
   total: number;
@@ -45,7 +47,14 @@ export function digestMail(
   const lang = mailLanguage(user.lang, config.defaultLang);
   const t = translator(lang);
   const immediate = content.frequency === 'immediately';
-  const subject = t(immediate ? 'immediate_subject' : 'digest_subject', { count: content.total });
+  const [only] = content.items;
+  // One mention alone says who and where ("Ben mentioned you in “Picnic”").
+  const subject =
+    content.total === 1 && only?.kind === 'mention' && only.author !== null
+      ? only.title.trim() === ''
+        ? t('mention.subject_untitled', { author: only.author })
+        : t('mention.subject', { author: only.author, title: only.title })
+      : t(immediate ? 'immediate_subject' : 'digest_subject', { count: content.total });
 
   const blocks: Block[] = [
     { kind: 'paragraph', text: t('greeting', { name: user.name }) },
@@ -67,9 +76,13 @@ export function digestMail(
     blocks.push({ kind: 'heading', text: items[0]?.groupName ?? '' });
     for (const item of items) {
       const detail =
-        item.author === null
-          ? t(item.kind === 'post' ? 'digest_post' : 'digest_comment')
-          : t(item.kind === 'post' ? 'digest_post_by' : 'digest_comment_by', { author: item.author });
+        item.kind === 'mention'
+          ? item.author === null
+            ? t('mention.detail_anonymous')
+            : t('mention.detail', { author: item.author })
+          : item.author === null
+            ? t(item.kind === 'post' ? 'digest_post' : 'digest_comment')
+            : t(item.kind === 'post' ? 'digest_post_by' : 'digest_comment_by', { author: item.author });
       blocks.push({
         kind: 'item',
         title: item.title.trim() === '' ? t('digest_no_title') : item.title,
@@ -95,7 +108,10 @@ export function digestMail(
     blocks,
     footer: [
       {
-        text: t('digest_why', { frequency: t(`frequency_${content.frequency}`) }),
+        text:
+          content.mentionsOnly === true
+            ? t('mention.why')
+            : t('digest_why', { frequency: t(`frequency_${content.frequency}`) }),
         link: { label: t('digest_unsubscribe'), url: content.unsubscribe.page },
       },
       { text: t('footer_sent_by', { site: config.publicUrl }) },

@@ -48,10 +48,10 @@ export function usersWithUnmailed(
   types: readonly string[],
   after: string,
   limit: number,
-): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>[]> {
+): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang' | 'mention_emails'>[]> {
   return db
     .selectFrom('users as u')
-    .select(['u.id', 'u.login', 'u.name', 'u.lang'])
+    .select(['u.id', 'u.login', 'u.name', 'u.lang', 'u.mention_emails'])
     .where('u.notification_emails', '=', frequency)
     .where('u.id', '>', after)
     .where((eb) =>
@@ -63,7 +63,15 @@ export function usersWithUnmailed(
           .where('n.read', '=', 0)
           .where('n.emailed_at', 'is', null)
           .where('n.type', 'in', types)
-          .where('n.type', 'not in', NEVER_MAILED),
+          .where('n.type', 'not in', NEVER_MAILED)
+          // Mentions are never mailed to someone who chose `mention_emails: none` (docs/api §11.10).
+          .where((w) =>
+            w.or([
+              w('n.type', '!=', 'mention'),
+              w('u.mention_emails', 'is', null),
+              w('u.mention_emails', '!=', 'none'),
+            ]),
+          ),
       ),
     )
     .orderBy('u.id')
@@ -107,17 +115,15 @@ export async function claimForMail(db: Q, ids: string[], now: number): Promise<s
   return rows.map((row) => row.id);
 }
 
-/** The user if their notification e-mails are (still) set to `frequency`. */
-export function findUserOnFrequency(
+/** A user with their mail choices, for the immediate mail's job (docs/api §10.8, §11.10). */
+export function findMailChoices(
   db: Q,
   userId: string,
-  frequency: string,
-): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang'> | undefined> {
+): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'lang' | 'notification_emails' | 'mention_emails'> | undefined> {
   return db
     .selectFrom('users')
-    .select(['id', 'login', 'name', 'lang'])
+    .select(['id', 'login', 'name', 'lang', 'notification_emails', 'mention_emails'])
     .where('id', '=', userId)
-    .where('notification_emails', '=', frequency)
     .executeTakeFirst();
 }
 
@@ -128,5 +134,12 @@ export async function turnOffNotificationEmails(db: Q, userId: string): Promise<
     .set({ notification_emails: 'none' })
     .where('id', '=', userId)
     .executeTakeFirst();
+  // Mentions mailed on their own stop too: the link of such a mail must stop what it came with.
+  await db
+    .updateTable('users')
+    .set({ mention_emails: 'none' })
+    .where('id', '=', userId)
+    .where('mention_emails', '=', 'immediately')
+    .execute();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -5,7 +5,7 @@ import { queueMail } from '../../mail/queue.js';
 import { signedImageUrl } from '../files/signing.js';
 import { previewsOf } from '../messages/queries.js';
 import type { UserRow } from '../../db/rows.js';
-import { MAILED_NOTIFICATION_TYPES } from '../notifications/mailing.js';
+import { MAILED_NOTIFICATION_TYPES, mailedTypesFor } from '../notifications/mailing.js';
 import { replyAddressFor } from '../mail-replies/addresses.js';
 import { digestMail, type DigestItem, type MailFrequency } from './mail.js';
 import {
@@ -81,16 +81,16 @@ export function registerDigestHandler(ctx: AppContext, queue: JobQueue): void {
   });
 }
 
-export type Recipient = Pick<UserRow, 'id' | 'login' | 'name' | 'lang'>;
+export type Recipient = Pick<UserRow, 'id' | 'login' | 'name' | 'lang' | 'mention_emails'>;
 
 /** Users of `frequency` with at least one unread, unmailed post or comment notification, by id. */
 function dueUsers(ctx: AppContext, frequency: DigestFrequency, after: string): Promise<Recipient[]> {
   return usersWithUnmailed(ctx.db.kysely, frequency, DIGEST_TYPES, after, USER_BATCH);
 }
 
-/** Pending notifications of one user, newest first, with the names the mail shows. */
-function pendingNotifications(tx: Tx, userId: string) {
-  return unmailedNotifications(tx, userId, DIGEST_TYPES, DIGEST_TAKEN);
+/** Pending notifications of one user of `types`, newest first, with the names the mail shows. */
+function pendingNotifications(tx: Tx, userId: string, types: readonly string[]) {
+  return unmailedNotifications(tx, userId, types, DIGEST_TAKEN);
 }
 
 /**
@@ -98,9 +98,15 @@ function pendingNotifications(tx: Tx, userId: string) {
  * transaction claims the notifications it lists and queues the mail, so a run interrupted half-way
  * and retried never mails them twice. Nothing left: no mail.
  */
-export async function sendDigest(ctx: AppContext, user: Recipient, frequency: MailFrequency): Promise<void> {
+export async function sendDigest(
+  ctx: AppContext,
+  user: Recipient,
+  frequency: MailFrequency,
+  options: { mentionsOnly?: boolean } = {},
+): Promise<void> {
+  const mentionsOnly = options.mentionsOnly ?? false;
   await transaction(ctx, async (tx, effects) => {
-    const found = await pendingNotifications(tx, user.id);
+    const found = await pendingNotifications(tx, user.id, mailedTypesFor(user.mention_emails, mentionsOnly));
     if (found.length === 0) return;
     const now = ctx.clock.now();
     const claimed = new Set<string>();
@@ -129,12 +135,16 @@ export async function sendDigest(ctx: AppContext, user: Recipient, frequency: Ma
       if (!replyAddresses.has(page)) replyAddresses.set(page, await replyAddressFor(ctx, tx, user.id, page));
     }
     const items: DigestItem[] = listed.map((n) => {
-      const comment = n.type === 'new_comment' && n.from_message_id !== null;
+      // A mention in a reply links to the reply within its thread, as a comment does.
+      const comment =
+        (n.type === 'new_comment' || n.type === 'mention') &&
+        n.from_message_id !== null &&
+        n.from_message_id !== n.target;
       const parent = n.from_message_id ?? n.target;
       return {
         groupId: n.from_group_id ?? '',
         groupName: n.from_group_name ?? '',
-        kind: comment ? 'comment' : 'post',
+        kind: n.type === 'mention' ? 'mention' : comment ? 'comment' : 'post',
         title: n.title,
         author: n.from_user_name,
         url: comment
@@ -147,6 +157,7 @@ export async function sendDigest(ctx: AppContext, user: Recipient, frequency: Ma
     const token = unsubscribeToken(ctx.config.secretKey, user.id, now);
     const mail = digestMail(ctx.config, user, {
       frequency,
+      mentionsOnly,
       items,
       total: pending.length,
       unsubscribe: unsubscribeUrls(ctx.config.publicUrl, user.id, token),

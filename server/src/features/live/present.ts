@@ -6,7 +6,7 @@ import { findFile } from '../files/queries.js';
 import { previewAnswer } from '../messages/service.js';
 import { findMessage, lineageOf, reactionViewsOf } from '../messages/queries.js';
 import { presentReactionsEvent } from '../reactions/presenter.js';
-import { presentNotification } from '../notifications/presenter.js';
+import { ALL_INCLUDES, presentNotification } from '../notifications/presenter.js';
 import { findOwnNotification } from '../notifications/queries.js';
 import { ApiError } from '../../lib/errors.js';
 import type { KithEvent } from '../../events/event-bus.js';
@@ -43,7 +43,7 @@ async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: Kit
   switch (event.type) {
     case 'notification': {
       const view = await findOwnNotification(db, event.userId, event.notificationId);
-      return view === undefined ? null : { event: 'notification', data: presentNotification(view) };
+      return view === undefined ? null : { event: 'notification', data: presentNotification(view, ALL_INCLUDES) };
     }
     case 'message': {
       const card = await previewOrNull(signer, db, event.messageId);

@@ -264,9 +264,9 @@ describe('the all-groups feed (§11.8)', () => {
     expect(new Set(largeAnswer.messages.map((m) => m.group.id)).size).toBe(8);
     expect(one.counter.count).toBeGreaterThan(0);
     expect(other.counter.count).toBe(one.counter.count);
-    // The groups, the page, views, child counts, unread marks, reactions, and the card pictures
-    // (files, then the texts of cards without files: these posts have no link, so no third query).
-    expect(other.counter.count).toBe(8);
+    // The groups, the page, views, child counts, unread marks, reactions, mentions, and the card
+    // pictures (files, then the texts of cards without files: these posts have no link, so no third query).
+    expect(other.counter.count).toBe(9);
   });
 });
 

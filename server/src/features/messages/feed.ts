@@ -4,6 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
+import { mentionsOf } from './mentions.js';
 import { presentFeedItem } from './presenter.js';
 import {
   childCounts,
@@ -115,19 +116,29 @@ export async function feedCards(
   ids: string[],
   unreadIds: Promise<Set<string>>,
 ): Promise<FeedItem[]> {
-  const [views, counts, unread, previews, reactions] = await Promise.all([
+  const [views, counts, unread, previews, reactions, mentions] = await Promise.all([
     findMessageViews(db, ids),
     childCounts(db, ids),
     unreadIds,
     previewsOf(ctx, db, ids),
     reactionSummariesOf(ctx, db, ids, user.id),
+    mentionsOf(db, ids),
   ]);
   const byId = new Map(views.map((v) => [v.id, v]));
   return ids.flatMap((id) => {
     const view = byId.get(id);
     return view === undefined
       ? []
-      : [presentFeedItem(view, counts.get(id) ?? 0, unread.has(id), previews.get(id) ?? null, reactions.get(id) ?? [])];
+      : [
+          presentFeedItem(
+            view,
+            counts.get(id) ?? 0,
+            unread.has(id),
+            previews.get(id) ?? null,
+            reactions.get(id) ?? [],
+            mentions.get(id) ?? [],
+          ),
+        ];
   });
 }
 

@@ -181,6 +181,7 @@ describe('POST /api/messages (§6.1)', () => {
       isDeleted: false,
       pinnedInGroup: false,
       reactions: [],
+      mentions: [],
       can: { edit: true, delete: true, publish: false, pin: true },
     });
     expect(res.body.id).not.toBe(sentId);
@@ -1077,6 +1078,7 @@ describe('GET /api/messages/{id}/preview (§6.5)', () => {
       isDeleted: false,
       pinnedInGroup: false,
       reactions: [],
+      mentions: [],
     });
     const ofReply = await h.api.get(`/messages/${first.id}/preview`, { key: ana.key });
     expect(ofReply.body.children).toBe(1);
@@ -1313,6 +1315,7 @@ describe('GET /api/groups/{id}/feed (§11.1)', () => {
       isDeleted: false,
       pinnedInGroup: false,
       reactions: [],
+      mentions: [],
       truncated: true,
       unread: false,
     });

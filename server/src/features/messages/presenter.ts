@@ -1,4 +1,4 @@
-import type { FeedItem, FileObject, Message, MessagePreview, ReactionSummary } from '@kith/common';
+import type { FeedItem, FileObject, Mention, Message, MessagePreview, ReactionSummary } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
 import { presentGroupRef } from '../groups/presenter.js';
 import { presentUser } from '../users/presenter.js';
@@ -26,7 +26,7 @@ function presentAuthor(m: MessageView) {
  * What a message and its card share (docs/api §2.4, §2.5). `preview` is the file at position 0,
  * else the preview image of the first URL's link (§10.6). Placeholders have none.
  */
-function presentCommon(m: MessageView, preview: FileObject | null, reactions: ReactionSummary[]) {
+function presentCommon(m: MessageView, preview: FileObject | null, reactions: ReactionSummary[], mentions: Mention[]) {
   return {
     id: m.id,
     entityType: 'message' as const,
@@ -43,6 +43,7 @@ function presentCommon(m: MessageView, preview: FileObject | null, reactions: Re
     // Only on a pinned message, as Zusam 0.6.1 shows it (its client reads "pinned" from its presence).
     ...(m.pin_order === null ? {} : { sortOrder: m.pin_order }),
     reactions: m.is_deleted === 1 ? [] : reactions,
+    mentions: m.is_deleted === 1 ? [] : mentions,
   };
 }
 
@@ -87,11 +88,12 @@ export function presentMessage(
     linkPreview?: FileObject | null;
     viewer: Pick<UserRow, 'id'> | null;
     reactions: ReactionSummary[];
+    mentions: Mention[];
   },
 ): Message {
   const shown = m.is_deleted === 1 ? [] : files;
   return {
-    ...presentCommon(m, shown[0] ?? options.linkPreview ?? null, options.reactions),
+    ...presentCommon(m, shown[0] ?? options.linkPreview ?? null, options.reactions, options.mentions),
     parent: m.parent_id === null ? null : { id: m.parent_id, entityType: 'message' },
     lineage: lineageOf(m),
     children: children.map((id) => ({ id, entityType: 'message' as const })),
@@ -107,8 +109,9 @@ export function presentPreview(
   childCount: number,
   preview: FileObject | null,
   reactions: ReactionSummary[],
+  mentions: Mention[],
 ): MessagePreview {
-  return { ...presentCommon(m, preview, reactions), children: childCount };
+  return { ...presentCommon(m, preview, reactions, mentions), children: childCount };
 }
 
 /** Feed cards cut their text to this many characters (docs/api §11.1). */
@@ -121,15 +124,19 @@ export function presentFeedItem(
   unread: boolean,
   preview: FileObject | null,
   reactions: ReactionSummary[],
+  mentions: Mention[],
 ): FeedItem {
-  const card = presentPreview(m, childCount, preview, reactions);
+  const card = presentPreview(m, childCount, preview, reactions, mentions);
   const text = card.data.text;
   const truncated = text !== undefined && text.length > FEED_TEXT_LIMIT;
   if (truncated) card.data = { ...card.data, text: text.slice(0, FEED_TEXT_LIMIT) };
   return { ...card, truncated, unread };
 }
 
-/** The public view (docs/api §6.7): no author, group, parent, lineage, children or pin; nothing it may do. */
+/**
+ * The public view (docs/api §6.7): no author, group, parent, lineage, children, pin or mentions (no
+ * member's current name reaches a visitor; the text shows what was written); nothing it may do.
+ */
 export function presentPublicMessage(
   m: MessageView,
   files: FileObject[],
@@ -142,6 +149,7 @@ export function presentPublicMessage(
     linkPreview,
     viewer: null,
     reactions,
+    mentions: [],
   });
   return {
     ...message,

@@ -356,6 +356,7 @@ export async function makePlaceholder(db: Q, id: string): Promise<void> {
     .execute();
   await db.deleteFrom('bookmarks').where('message_id', '=', id).execute();
   await db.deleteFrom('reactions').where('message_id', '=', id).execute();
+  await db.deleteFrom('mentions').where('message_id', '=', id).execute();
   await db.deleteFrom('message_files').where('message_id', '=', id).execute();
   await db.deleteFrom('notifications').where('target', '=', id).execute();
 }
@@ -424,6 +425,65 @@ export async function reactionViewsOf(db: Q, ids: string[]): Promise<Map<string,
     else list.push(row);
   }
   return result;
+}
+
+// Mentions (issue 21, docs/api §11.10).
+
+/** One stored mention with the mentioned person's current name. */
+export interface MentionView {
+  message_id: string;
+  user_id: string;
+  user_name: string;
+  written_name: string;
+}
+
+/**
+ * The mentions of each message, in the order first written, in one query for any number of ids (a
+ * page of cards included): the primary key (message, user) is its index.
+ */
+export async function mentionViewsOf(db: Q, ids: string[]): Promise<Map<string, MentionView[]>> {
+  const result = new Map<string, MentionView[]>();
+  if (ids.length === 0) return result;
+  const rows = await db
+    .selectFrom('mentions as x')
+    .innerJoin('users as u', 'u.id', 'x.user_id')
+    .select(['x.message_id', 'x.user_id', 'u.name as user_name', 'x.written_name'])
+    .where('x.message_id', 'in', ids)
+    .orderBy('x.message_id')
+    .orderBy('x.position')
+    .execute();
+  for (const row of rows) {
+    const list = result.get(row.message_id);
+    if (list === undefined) result.set(row.message_id, [row]);
+    else list.push(row);
+  }
+  return result;
+}
+
+/** Which of `userIds` are members of `groupId` now, with their current names (one query). */
+export async function membersNamed(db: Q, groupId: string, userIds: string[]): Promise<{ id: string; name: string }[]> {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('memberships as ms')
+    .innerJoin('users as u', 'u.id', 'ms.user_id')
+    .select(['u.id', 'u.name'])
+    .where('ms.group_id', '=', groupId)
+    .where('ms.user_id', 'in', userIds)
+    .execute();
+}
+
+/** Replaces the stored mentions of a message by `rows`, in their order. */
+export async function replaceMentions(
+  db: Q,
+  messageId: string,
+  rows: { userId: string; written: string }[],
+): Promise<void> {
+  await db.deleteFrom('mentions').where('message_id', '=', messageId).execute();
+  if (rows.length === 0) return;
+  await db
+    .insertInto('mentions')
+    .values(rows.map((r, i) => ({ message_id: messageId, user_id: r.userId, written_name: r.written, position: i })))
+    .execute();
 }
 
 // The all-groups feed (docs/api §11.8, all-groups-feed.ts).

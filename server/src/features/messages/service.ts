@@ -8,9 +8,10 @@ import { currentAuthorName } from '../../search/reindex.js';
 import { canPostInGroup } from '../groups/policy.js';
 import { findMembership } from '../memberships/queries.js';
 import { queueImmediateMails } from '../notifications/mailing.js';
-import { notifyGroupMembers, type CreatedNotification } from '../notifications/service.js';
+import { notifyGroupMembers, notifyUsers, type CreatedNotification } from '../notifications/service.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
+import { mentionsOf, readMentionIds, resolveMentions } from './mentions.js';
 import {
   canDeleteMessage,
   canEditMessage,
@@ -35,9 +36,11 @@ import {
   linkPreviewsOf,
   lockPins,
   makePlaceholder,
+  mentionViewsOf,
   presentedFilesOf,
   previewsOf,
   reactionViewsOf,
+  replaceMentions,
   setMessageFiles,
   threadIds,
   touchGroup,
@@ -97,17 +100,19 @@ export async function messageAnswer(ctx: AppContext, id: string, viewer: Pick<Us
   const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const [children, files, linkPreviews, reactions] = await Promise.all([
+  const [children, files, linkPreviews, reactions, mentions] = await Promise.all([
     childrenOf(db, [id]),
     presentedFilesOf(ctx, db, [id]),
     linkPreviewsOf(ctx, db, [view]),
     reactionSummariesOf(ctx, db, [id], viewer.id),
+    mentionsOf(db, [id]),
   ]);
   return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], {
     publicLinks: ctx.config.publicLinks,
     linkPreview: linkPreviews.get(id) ?? null,
     viewer,
     reactions: reactions.get(id) ?? [],
+    mentions: mentions.get(id) ?? [],
   });
 }
 
@@ -123,12 +128,19 @@ export async function previewAnswer(
 ): Promise<MessagePreview> {
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
-  const [counts, previews, reactions] = await Promise.all([
+  const [counts, previews, reactions, mentions] = await Promise.all([
     childCounts(db, [id]),
     previewsOf(signer, db, [id]),
     reactionSummariesOf(signer, db, [id], viewerId),
+    mentionsOf(db, [id]),
   ]);
-  return presentPreview(view, counts.get(id) ?? 0, previews.get(id) ?? null, reactions.get(id) ?? []);
+  return presentPreview(
+    view,
+    counts.get(id) ?? 0,
+    previews.get(id) ?? null,
+    reactions.get(id) ?? [],
+    mentions.get(id) ?? [],
+  );
 }
 
 const plain = (value: string): string => value.replace(/\s+/g, ' ').trim().slice(0, 100);
@@ -175,6 +187,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
   const input = readMessageInput(body);
   const data = input.data ?? { title: null, text: null, noEmbed: null };
   const files = input.files ?? [];
+  const mentionIds = readMentionIds(body);
   const rawParent = body.id('parent');
 
   const created = await transaction(ctx, async (tx, effects) => {
@@ -212,6 +225,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     };
     await insertMessage(tx, message);
     await setMessageFiles(tx, id, files);
+    // A post from a client that names no one (the 0.5.6 client) costs no mention statement.
+    const mentions = mentionIds === undefined ? [] : await resolveMentions(tx, groupId, data.text, mentionIds, []);
+    if (mentions.length > 0) await replaceMentions(tx, id, mentions);
     // A reply moves its whole thread up on the group page (docs/api §10.2).
     if (ancestors.length > 0) {
       await touchMessages(tx, ancestors, now);
@@ -219,7 +235,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     await touchGroup(tx, groupId, now);
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
     // The members' notifications, then the post or reply itself: the order their live events go in.
-    await notifyNewMessage(ctx, tx, effects, user, message, parent, now);
+    await notifyNewMessage(ctx, tx, effects, user, message, parent, now, new Set(mentions.map((m) => m.userId)));
     effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
     // Its card picture, without files, is the preview of its first URL: a job of this transaction.
     if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
@@ -231,6 +247,7 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
 /**
  * `new_message` or `new_comment` for every other member (docs/api §10.1), written in the message's
  * own transaction: one commit per post, and a rolled-back message leaves no notification behind.
+ * The members it mentions get one `mention` instead (docs/api §11.10), never both.
  */
 async function notifyNewMessage(
   ctx: AppContext,
@@ -240,27 +257,82 @@ async function notifyNewMessage(
   message: MessageRow,
   parent: MessageRow | undefined,
   now: number,
+  mentioned: ReadonlySet<string>,
 ): Promise<CreatedNotification[]> {
   const fromMessage = parent ?? message;
   const type = parent === undefined ? 'new_message' : 'new_comment';
+  const about = {
+    target: message.id,
+    fromUserId: author.id,
+    fromGroupId: message.group_id,
+    fromMessageId: fromMessage.id,
+    title: await notificationTitle(tx, fromMessage),
+  };
   const created = await notifyGroupMembers(
     tx,
     effects,
     message.group_id,
     author.id,
-    {
-      type,
-      target: message.id,
-      fromUserId: author.id,
-      fromGroupId: message.group_id,
-      fromMessageId: fromMessage.id,
-      title: await notificationTitle(tx, fromMessage),
-    },
+    { type, ...about },
     now,
+    mentioned,
   );
   // Members on `immediately` hear of it by mail a couple of minutes later, with what follows.
   await queueImmediateMails(ctx, tx, effects, type, created);
+  await notifyMentioned(ctx, tx, effects, author, [...mentioned], about, now);
   return created;
+}
+
+/**
+ * A `mention` for each of `userIds` but the author (nobody is notified of mentioning themselves),
+ * whether or not they follow the thread; their mail follows their `mention_emails` choice.
+ */
+async function notifyMentioned(
+  ctx: AppContext,
+  tx: Tx,
+  effects: Effects,
+  author: UserRow,
+  userIds: string[],
+  about: { target: string; fromUserId: string; fromGroupId: string; fromMessageId: string; title: string },
+  now: number,
+): Promise<void> {
+  const recipients = userIds.filter((id) => id !== author.id);
+  if (recipients.length === 0) return;
+  const created = await notifyUsers(tx, effects, recipients, { type: 'mention', ...about }, now);
+  await queueImmediateMails(ctx, tx, effects, 'mention', created);
+}
+
+/**
+ * The mentions of an edited message (docs/api §11.10): `requested` ids as for a new message, or
+ * (undefined, the 0.5.6 client editing) the stored ones still written in the text. Only the people
+ * newly mentioned are notified.
+ */
+async function updateMentions(
+  ctx: AppContext,
+  tx: Tx,
+  effects: Effects,
+  author: UserRow,
+  message: MessageRow,
+  text: string | null,
+  requested: string[] | undefined,
+  now: number,
+): Promise<void> {
+  const stored = (await mentionViewsOf(tx, [message.id])).get(message.id) ?? [];
+  const next = await resolveMentions(tx, message.group_id, text, requested, stored);
+  await replaceMentions(tx, message.id, next);
+  const before = new Set(stored.map((m) => m.user_id));
+  const added = next.map((m) => m.userId).filter((id) => !before.has(id));
+  if (added.length === 0) return;
+  const parent = message.parent_id === null ? undefined : await findMessage(tx, message.parent_id);
+  const fromMessage = parent ?? message;
+  const about = {
+    target: message.id,
+    fromUserId: author.id,
+    fromGroupId: message.group_id,
+    fromMessageId: fromMessage.id,
+    title: await notificationTitle(tx, fromMessage),
+  };
+  await notifyMentioned(ctx, tx, effects, author, added, about, now);
 }
 
 /** GET /api/messages/{id} */
@@ -313,10 +385,15 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
   const input: MessageInput = readMessageInput(body);
   const isInFront = body.boolean('isInFront');
   const pinned = body.boolean('pinnedInGroup');
+  const mentionIds = readMentionIds(body);
   // A request that only pins or unpins is any member's; anything more (or nothing at all) is the
   // author's, as before pins existed.
   const pinOnly =
-    pinned !== undefined && input.data === undefined && input.files === undefined && isInFront === undefined;
+    pinned !== undefined &&
+    input.data === undefined &&
+    input.files === undefined &&
+    isInFront === undefined &&
+    mentionIds === undefined;
   const message = await transaction(ctx, async (tx, effects) => {
     const current = await loadReadableMessage(tx, user, id);
     if (pinOnly) {
@@ -371,6 +448,9 @@ export async function updateMessage(ctx: AppContext, user: UserRow, id: string |
     }
     if (input.data !== undefined) {
       await ctx.search.upsert(tx, [{ id: current.id, groupId: current.group_id, title, text, authorName }]);
+    }
+    if (input.data !== undefined || mentionIds !== undefined) {
+      await updateMentions(ctx, tx, effects, user, current, text, mentionIds, now);
     }
     return current;
   });

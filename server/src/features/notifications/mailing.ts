@@ -1,14 +1,26 @@
 import type { NotificationType } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import type { Effects, Tx } from '../../db/transaction.js';
-import { hasUnmailedNotification, usersWithFrequency } from './queries.js';
+import { hasUnmailedNotification, usersMailedMentionsNow, usersWithFrequency } from './queries.js';
 import type { CreatedNotification } from './service.js';
 
 /**
  * The notifications that go out by e-mail, in digests and immediate mails alike (docs/api §10.8):
- * new posts and comments. Every other type (joins, renames, reactions…) stays in the app.
+ * new posts and comments, and mentions (§11.10) unless the user chose `mention_emails: none`.
+ * Every other type (joins, renames, reactions…) stays in the app.
  */
-export const MAILED_NOTIFICATION_TYPES: readonly NotificationType[] = ['new_message', 'new_comment'];
+export const MAILED_NOTIFICATION_TYPES: readonly NotificationType[] = ['new_message', 'new_comment', 'mention'];
+
+/**
+ * The types one user's mails may list (docs/api §11.10): `mentionsOnly`, the mail a mention sends
+ * on its own to someone whose other notifications are not mailed immediately.
+ */
+export function mailedTypesFor(mentionEmails: string | null, mentionsOnly = false): readonly NotificationType[] {
+  if (mentionsOnly) return ['mention'];
+  return mentionEmails === 'none'
+    ? MAILED_NOTIFICATION_TYPES.filter((t) => t !== 'mention')
+    : MAILED_NOTIFICATION_TYPES;
+}
 
 /** A user's mail waits for the delay; while it waits, it is the one job of that user. */
 function immediateJobOptions(ctx: Pick<AppContext, 'config'>) {
@@ -35,7 +47,11 @@ export async function queueImmediateMails(
   if (!ctx.config.allowEmail || !MAILED_NOTIFICATION_TYPES.includes(type)) return;
   const recipients = [...new Set(created.map((n) => n.userId))];
   for (let i = 0; i < recipients.length; i += LOOKUP_CHUNK) {
-    const immediate = await usersWithFrequency(tx, recipients.slice(i, i + LOOKUP_CHUNK), 'immediately');
+    const chunk = recipients.slice(i, i + LOOKUP_CHUNK);
+    // A mention mails within the delay for users on `immediately` (unless they turned mention mails
+    // off) and for those whose mention_emails is `immediately`, whatever their frequency.
+    const immediate =
+      type === 'mention' ? await usersMailedMentionsNow(tx, chunk) : await usersWithFrequency(tx, chunk, 'immediately');
     await effects.enqueueMany(
       'send-immediate-mail',
       immediate.map((userId) => ({ userId })),

@@ -16,8 +16,36 @@ function parseData(raw: string): Record<string, string> {
   }
 }
 
+/** The Kith additions a client asked for with `?include=` (docs/api §11.2, §11.10). */
+export interface NotificationIncludes {
+  reactions: boolean;
+  mentions: boolean;
+}
+
+/** Everything: what the live stream sends (only Kith's client reads it). */
+export const ALL_INCLUDES: NotificationIncludes = { reactions: true, mentions: true };
+
+/** Reads `?include=reactions,mentions` (any order; unknown words ignored). */
+export function parseIncludes(raw: unknown): NotificationIncludes {
+  const words = typeof raw === 'string' ? raw.split(',').map((w) => w.trim()) : [];
+  return { reactions: words.includes('reactions'), mentions: words.includes('mentions') };
+}
+
+/**
+ * The type a client is shown (docs/api §11.10): a `mention` is presented to a client that did not
+ * ask for mentions (the Zusam 0.5.6 client) as what it replaced, `new_comment` for a mention in a
+ * reply (its fromMessage is the parent, not the target) or `new_message` for one in a post, which
+ * that client renders as "X commented on / posted in …" and opens at the message.
+ */
+function shownType(n: NotificationView, include: NotificationIncludes): NotificationType {
+  if (n.type !== 'mention' || include.mentions) return n.type as NotificationType;
+  return n.from_message_id !== null && n.from_message_id !== n.target ? 'new_comment' : 'new_message';
+}
+
 /** The complete Notification object (docs/api §2.7); lists and the single GET share it. */
-export function presentNotification(n: NotificationView): Notification {
+export function presentNotification(n: NotificationView, include: NotificationIncludes): Notification {
+  const type = shownType(n, include);
+  const inReply = n.from_message_id !== null && n.from_message_id !== n.target;
   // A deleted author leaves `from_user_id` null (the foreign key sets it), and the join finds nothing.
   const fromUser =
     n.from_user_id !== null && n.from_user_name !== null
@@ -31,7 +59,7 @@ export function presentNotification(n: NotificationView): Notification {
   return {
     id: n.id,
     entityType: 'notification' as const,
-    type: n.type as NotificationType,
+    type,
     createdAt: toSeconds(n.created_at),
     read: n.read === 1,
     target: n.target,
@@ -43,7 +71,7 @@ export function presentNotification(n: NotificationView): Notification {
         : null,
     fromMessage: n.from_message_id !== null ? { id: n.from_message_id, entityType: 'message' as const } : null,
     title: n.title,
-    parentAuthorName: n.type === 'new_comment' ? (n.parent_author_name ?? '') : '',
+    parentAuthorName: type === 'new_comment' || (type === 'mention' && inReply) ? (n.parent_author_name ?? '') : '',
     miniature: fromUser?.avatar ?? null,
   };
 }

@@ -116,3 +116,26 @@ export async function usersWithFrequency(db: Q, userIds: string[], frequency: st
     .execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * Which of `userIds` get a mention by mail within the immediate delay (docs/api §11.10): on
+ * `immediately` without mention mails turned off, or with `mention_emails` `immediately`.
+ */
+export async function usersMailedMentionsNow(db: Q, userIds: string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', 'in', userIds)
+    .where((eb) =>
+      eb.or([
+        eb('mention_emails', '=', 'immediately'),
+        eb.and([
+          eb('notification_emails', '=', 'immediately'),
+          eb.or([eb('mention_emails', 'is', null), eb('mention_emails', '!=', 'none')]),
+        ]),
+      ]),
+    )
+    .execute();
+  return rows.map((row) => row.id);
+}

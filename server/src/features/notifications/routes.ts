@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { parseLimit } from '../../lib/params.js';
 import { Body } from '../../lib/body.js';
 import { route } from '../../http/route.js';
-import { presentNotification } from './presenter.js';
+import { parseIncludes, presentNotification } from './presenter.js';
 import { canReadNotification } from './policy.js';
 import { listNotifications } from './queries.js';
 import { deleteNotification, loadNotificationFor, markAllRead, updateNotification } from './service.js';
@@ -12,10 +12,13 @@ import { deleteNotification, loadNotificationFor, markAllRead, updateNotificatio
 export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
   // new_reaction notifications are listed only with ?include=reactions: the 0.5.6 client would show
   // them as a blank row leading nowhere (docs/decisions.md, "Reactions").
-  const list = async (userId: string, rawLimit: string | undefined, include: unknown) => {
+  // mention notifications are listed to every client, but as `mention` only with ?include=mentions:
+  // to the 0.5.6 client they are the new_message or new_comment they replace (presenter.ts).
+  const list = async (userId: string, rawLimit: string | undefined, rawInclude: unknown) => {
     const limit = parseLimit(rawLimit, LIMITS.notificationsDefault, LIMITS.notificationsMax);
-    const reactions = include === 'reactions';
-    return (await listNotifications(ctx.db.kysely, userId, limit, { reactions })).map(presentNotification);
+    const include = parseIncludes(rawInclude);
+    const rows = await listNotifications(ctx.db.kysely, userId, limit, { reactions: include.reactions });
+    return rows.map((n) => presentNotification(n, include));
   };
 
   route(app, 'GET /api/me/notifications', (request, _reply, user) => list(user.id, undefined, request.query.include));
@@ -28,12 +31,16 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     markAllRead(ctx, user, Body.of(request.body)),
   );
 
+  // The 0.5.6 client reads each notification of its list here: the same presentation as the list's.
   route(app, 'GET /api/notifications/{id}', async (request, _reply, user) =>
-    presentNotification(await loadNotificationFor(ctx.db.kysely, user, request.params.id, canReadNotification)),
+    presentNotification(
+      await loadNotificationFor(ctx.db.kysely, user, request.params.id, canReadNotification),
+      parseIncludes(request.query.include),
+    ),
   );
 
   route(app, 'PUT /api/notifications/{id}', (request, _reply, user) =>
-    updateNotification(ctx, user, request.params.id, Body.of(request.body)),
+    updateNotification(ctx, user, request.params.id, Body.of(request.body), parseIncludes(request.query.include)),
   );
 
   route(app, 'DELETE /api/notifications/{id}', async (request, reply, user) => {

@@ -8,7 +8,7 @@ import { listOtherMemberIds } from '../memberships/queries.js';
 import { queuePushes } from '../push/queue.js';
 import type { UserRow } from '../../db/rows.js';
 import { canDeleteNotification, canUpdateNotification } from './policy.js';
-import { presentNotification } from './presenter.js';
+import { presentNotification, type NotificationIncludes } from './presenter.js';
 import {
   deleteNotificationById,
   findNotification,
@@ -73,7 +73,8 @@ export async function notifyUsers(
 
 /**
  * Notifies every current member of a group except the person who acted (docs/api §10.1: nobody is
- * notified of their own action).
+ * notified of their own action) and those of `except` (say, the people a post mentions, who get a
+ * `mention` instead).
  */
 export async function notifyGroupMembers(
   tx: Tx,
@@ -82,8 +83,9 @@ export async function notifyGroupMembers(
   actorId: string | null,
   input: NotificationInput,
   now: number,
+  except: ReadonlySet<string> = new Set(),
 ): Promise<CreatedNotification[]> {
-  const recipients = await listOtherMemberIds(tx, groupId, actorId);
+  const recipients = (await listOtherMemberIds(tx, groupId, actorId)).filter((id) => !except.has(id));
   return notifyUsers(tx, effects, recipients, input, now);
 }
 
@@ -115,12 +117,18 @@ export async function markAllRead(ctx: AppContext, user: UserRow, body: Body): P
 }
 
 /** PUT /api/notifications/{id}: only `read` is read; without it the notification answers unchanged. */
-export async function updateNotification(ctx: AppContext, user: UserRow, rawId: string, body: Body) {
+export async function updateNotification(
+  ctx: AppContext,
+  user: UserRow,
+  rawId: string,
+  body: Body,
+  include: NotificationIncludes,
+) {
   const n = await loadNotificationFor(ctx.db.kysely, user, rawId, canUpdateNotification);
   const read = body.boolean('read');
-  if (read === undefined) return presentNotification(n);
+  if (read === undefined) return presentNotification(n, include);
   await setNotificationRead(ctx.db.kysely, n.id, read);
-  return presentNotification({ ...n, read: read ? 1 : 0 });
+  return presentNotification({ ...n, read: read ? 1 : 0 }, include);
 }
 
 /** DELETE /api/notifications/{id}: the owner's only; others answer 404. */

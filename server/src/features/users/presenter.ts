@@ -28,6 +28,7 @@ export function presentMe(user: UserRow, groups: { id: string; name: string }[])
   if (user.push_notifications !== null) data.push_notifications = user.push_notifications;
   if (user.quiet_hours !== null) data.quiet_hours = user.quiet_hours;
   if (user.time_zone !== null) data.time_zone = user.time_zone;
+  if (user.mention_emails !== null) data.mention_emails = user.mention_emails;
   return {
     id: user.id,
     entityType: 'user' as const,

@@ -20,7 +20,7 @@ function setup(props: { parentId?: string } = {}) {
       </MemoryRouter>
     </QueryClientProvider>,
   );
-  const field = screen.getByRole<HTMLTextAreaElement>('textbox', { name: props.parentId ? 'Reply' : 'Message' });
+  const field = screen.getByRole<HTMLTextAreaElement>('combobox', { name: props.parentId ? 'Reply' : 'Message' });
   return { field, toolbar: screen.getByRole('toolbar', { name: 'Formatting' }) };
 }
 

@@ -13,6 +13,8 @@ import { FormatToolbar, runFormat } from './FormatToolbar';
 import { shortcutAction } from './formatting';
 import { toJpeg } from './pastedImage';
 import { useUploads } from './useUploads';
+import { useMentions } from '../mentions/useMentions';
+import mentionStyles from '../mentions/Mentions.module.css';
 import styles from './Writer.module.css';
 
 interface WriterProps {
@@ -54,6 +56,7 @@ export function Writer({
   const textId = useId();
   const uploading = isUploading(files);
   const upload = info.data?.upload;
+  const mentions = useMentions({ groupId, field: textRef, text, setText, initial: message?.mentions });
 
   useEffect(() => {
     if (autoFocus) textRef.current?.focus();
@@ -71,12 +74,16 @@ export function Writer({
     setSending(true);
     try {
       const data = { title, text };
+      // The people picked after `@` whose name the text still holds (issue 21).
+      const mentioned = mentions.mentionIds(text);
       const answer = message
         ? await call('PUT /api/messages/{id}', {
             params: { id: message.id },
-            body: { data: { ...message.data, ...data }, files: ids },
+            body: { data: { ...message.data, ...data }, files: ids, mentions: mentioned },
           })
-        : await call('POST /api/messages', { body: { group: groupId, parent: parentId ?? null, data, files: ids } });
+        : await call('POST /api/messages', {
+            body: { group: groupId, parent: parentId ?? null, data, files: ids, mentions: mentioned },
+          });
       setTitle('');
       setText('');
       dispatch({ type: 'reset' });
@@ -101,6 +108,7 @@ export function Writer({
   };
 
   const onTextKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (mentions.onKeyDown(event)) return;
     const action = shortcutAction(event);
     if (action === null) return;
     event.preventDefault();
@@ -160,19 +168,26 @@ export function Writer({
         />
       )}
       {expanded && parentId === undefined && toolbar}
-      <textarea
-        id={textId}
-        ref={textRef}
-        className={expanded ? ui.textarea : `${ui.textarea} ${styles.compact}`}
-        name="text"
-        placeholder={parentId ? t('composer.reply_placeholder') : t('composer.text_placeholder')}
-        aria-label={parentId ? t('composer.reply') : t('composer.text')}
-        maxLength={LIMITS.text}
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={onTextKeyDown}
-        onPaste={onPaste}
-      />
+      <div className={mentionStyles.anchor}>
+        <textarea
+          id={textId}
+          ref={textRef}
+          className={expanded ? ui.textarea : `${ui.textarea} ${styles.compact}`}
+          name="text"
+          placeholder={parentId ? t('composer.reply_placeholder') : t('composer.text_placeholder')}
+          aria-label={parentId ? t('composer.reply') : t('composer.text')}
+          maxLength={LIMITS.text}
+          value={text}
+          {...mentions.fieldProps}
+          onChange={(event) => {
+            setText(event.target.value);
+            mentions.onTextChange();
+          }}
+          onKeyDown={onTextKeyDown}
+          onPaste={onPaste}
+        />
+        {mentions.list}
+      </div>
       {/* A reply box grows from one line as it is used: its toolbar comes below, so the field does not move. */}
       {expanded && parentId !== undefined && toolbar}
       {nearLimit && (

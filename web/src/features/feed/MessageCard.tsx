@@ -8,6 +8,7 @@ import { PinnedMark } from '../pins/PinnedMark';
 import { ReactionSummaryLine } from './ReactionSummaryLine';
 import { cardPicture } from './cardPicture';
 import styles from './MessageCard.module.css';
+import { withCurrentNames } from '../mentions/mentions';
 
 const TEXT_PREVIEW = 280;
 
@@ -67,8 +68,8 @@ export function MessageCard({ message, isNew, backUrl }: { message: MessagePrevi
   const { t } = useTranslation();
   const age = useRelativeTime();
   const title = message.data.title?.trim();
-  // The excerpt reads without formatting markers (common/src/markup.ts).
-  const text = plainText(message.data.text ?? '').trim();
+  // The excerpt reads without formatting markers (common/src/markup.ts), mentions under current names.
+  const text = withCurrentNames(plainText(message.data.text ?? ''), message.mentions).trim();
   const when = age(message.lastActivityDate);
   const picture = message.preview ? cardPicture(message.preview.type) : null;
   return (

@@ -161,7 +161,7 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
         />
       ) : (
         <>
-          <MessageContent message={message} groupId={message.group?.id} />
+          <MessageContent message={message} groupId={message.group?.id} meId={me?.id} />
           <Reactions messageId={message.id} reactions={message.reactions} />
         </>
       )}

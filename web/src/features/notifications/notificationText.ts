@@ -35,6 +35,10 @@ export function notificationText(t: TFunction, n: Notification): string {
       return title
         ? t('reactions.notification', { name, group, title })
         : t('reactions.notification_untitled', { name, group });
+    case 'mention':
+      return title
+        ? t('mentions.notification', { name, group, title })
+        : t('mentions.notification_untitled', { name, group });
   }
 }
 
@@ -72,7 +76,9 @@ export function notificationLink(n: Notification): string | null {
     case 'global_notification':
       return n.target;
     case 'new_reaction':
-      // A reaction to a reply names the reply's parent, as new_comment does: the thread opens there.
+    case 'mention':
+      // A reaction to (or a mention in) a reply names the reply's parent, as new_comment does: the
+      // thread opens there.
       if (!n.target) return null;
       return n.fromMessage && n.fromMessage.id !== n.target
         ? `/messages/${n.fromMessage.id}/${n.target}`

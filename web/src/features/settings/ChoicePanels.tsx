@@ -40,7 +40,7 @@ interface ChoiceFormProps<V extends string> {
 }
 
 /** One setting chosen among fixed values, saved with its own button. */
-function ChoiceForm<V extends string>({
+export function ChoiceForm<V extends string>({
   me,
   kind,
   legend,
