@@ -21,6 +21,24 @@ interface Shown {
   data: { url?: string } | null;
 }
 
+// The browser's types, which this project's TypeScript (Node's library) lacks: the few parts used.
+interface BrowserNotification extends Omit<Shown, 'data'> {
+  readonly data: unknown;
+  close(): void;
+}
+interface BrowserRegistration {
+  getNotifications(filter?: { tag: string }): Promise<BrowserNotification[]>;
+}
+interface PageScope {
+  navigator: { serviceWorker: { ready: Promise<BrowserRegistration>; controller: unknown } };
+}
+interface WorkerScope {
+  registration: BrowserRegistration;
+  NotificationEvent: new (type: string, init: { notification: BrowserNotification }) => Event;
+  dispatchEvent(event: Event): boolean;
+}
+const controlled = () => (globalThis as unknown as PageScope).navigator.serviceWorker.controller !== null;
+
 let kith: Kith;
 let browser: Browser;
 let ana: IsolatedPage;
@@ -38,7 +56,7 @@ async function deliver(data: string): Promise<void> {
 /** The notifications the app's worker shows now, as the page sees them. */
 function shown(tag = ''): Promise<Shown[]> {
   return ana.page.evaluate(async (wanted) => {
-    const registration = await navigator.serviceWorker.ready;
+    const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
     const list = await registration.getNotifications(wanted === '' ? undefined : { tag: wanted });
     return list.map((n) => ({
       title: n.title,
@@ -55,10 +73,10 @@ function shown(tag = ''): Promise<Shown[]> {
 /** Taps the worker's notification with `tag`: the click event the browser would dispatch. */
 async function tap(tag: string): Promise<void> {
   await worker.evaluate(async (wanted) => {
-    const scope = self as unknown as ServiceWorkerGlobalScope;
+    const scope = globalThis as unknown as WorkerScope;
     const [notification] = await scope.registration.getNotifications({ tag: wanted });
     if (notification === undefined) throw new Error(`no notification tagged ${wanted}`);
-    scope.dispatchEvent(new NotificationEvent('notificationclick', { notification }));
+    scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
   }, tag);
 }
 
@@ -102,7 +120,7 @@ describe('Web Push in the service worker', () => {
     worker = context.serviceWorkers()[0] ?? (await started);
     expect(worker.url()).toBe(`${kith.url}/sw.js`);
     // Active and in control of the page (clients.claim), so it can lead the page somewhere.
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.waitForFunction(controlled);
     await context.grantPermissions(['notifications'], { origin: kith.url });
 
     cdp = await context.newCDPSession(page);
@@ -159,7 +177,7 @@ describe('Web Push in the service worker', () => {
   step('tapping it leads the open tab to the comment, and the notification goes away', async () => {
     const { page } = ana;
     await page.goto(`${kith.url}/bookmarks`);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.waitForFunction(controlled);
     await tap(`message-${messageId}`);
     await page.waitForURL(`${kith.url}/messages/${messageId}/${commentId}`);
     await visible(page.getByRole('heading', { name: 'Beach day', level: 2 }));
@@ -173,7 +191,8 @@ describe('Web Push in the service worker', () => {
       .toEqual([['Kith', '', `${kith.url}/`]]);
     const { page } = ana;
     await page.evaluate(async () => {
-      for (const n of await (await navigator.serviceWorker.ready).getNotifications()) n.close();
+      const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
+      for (const notification of await registration.getNotifications()) notification.close();
     });
     await deliver(
       JSON.stringify({ title: 'Elsewhere', body: '', url: 'https://example.org/phish', tag: 'x', lang: 'en-US' }),
