@@ -153,7 +153,7 @@ function Devices() {
               type="button"
               className={state === 'on' ? ui.buttonSecondary : ui.button}
               disabled={pending || endpoint === undefined || list.data === undefined}
-              onClick={state === 'on' ? turnOff : turnOn}
+              onClick={() => void (state === 'on' ? turnOff() : turnOn())}
             >
               {t(state === 'on' ? 'push.turn_off' : 'push.turn_on')}
             </button>
