@@ -41,9 +41,13 @@ function deviceLabel(t: TFunction): string {
  * pushes (/api/info `push`) and the browser has a service worker, the Push API and notifications.
  */
 export function PushSettings({ me }: { me: Me }) {
+  // A browser without pushes does not even ask the server.
+  return pushSupported() ? <PushSectionIfOffered me={me} /> : null;
+}
+
+function PushSectionIfOffered({ me }: { me: Me }) {
   const { data: info } = useInfo();
-  if (info?.push !== true || !pushSupported()) return null;
-  return <PushSection me={me} />;
+  return info?.push === true ? <PushSection me={me} /> : null;
 }
 
 function PushSection({ me }: { me: Me }) {
