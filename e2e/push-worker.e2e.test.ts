@@ -70,6 +70,15 @@ function shown(tag = ''): Promise<Shown[]> {
   }, tag);
 }
 
+/** Closes every notification of the app, so that a step sees only its own. */
+async function closeAll(): Promise<void> {
+  await ana.page.evaluate(async () => {
+    const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
+    for (const notification of await registration.getNotifications()) notification.close();
+  });
+  await expect.poll(() => shown()).toEqual([]);
+}
+
 /** Taps the worker's notification with `tag`: the click event the browser would dispatch. */
 async function tap(tag: string): Promise<void> {
   await worker.evaluate(async (wanted) => {
@@ -185,15 +194,12 @@ describe('Web Push in the service worker', () => {
   });
 
   step('a push the worker cannot read still shows "Kith", and never leads out of the app', async () => {
+    await closeAll();
     await deliver('not json');
     await expect
       .poll(async () => (await shown()).map((n) => [n.title, n.body, n.data?.url]))
       .toEqual([['Kith', '', `${kith.url}/`]]);
-    const { page } = ana;
-    await page.evaluate(async () => {
-      const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
-      for (const notification of await registration.getNotifications()) notification.close();
-    });
+    await closeAll();
     await deliver(
       JSON.stringify({ title: 'Elsewhere', body: '', url: 'https://example.org/phish', tag: 'x', lang: 'en-US' }),
     );
