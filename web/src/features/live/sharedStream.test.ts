@@ -7,6 +7,8 @@ import { channelNameOf, openSharedEventStream } from './sharedStream';
 interface Tab {
   events: StreamEvent[];
   statuses: boolean[];
+  /** What onLeaderStatus told this tab: only the tab reading the stream hears it (presence). */
+  leaderStatuses: boolean[];
   unauthorized: number;
   close(): void;
 }
@@ -21,12 +23,13 @@ let uninstall: () => void;
 const tabs: Tab[] = [];
 
 function openTab(): Tab {
-  const tab: Tab = { events: [], statuses: [], unauthorized: 0, close: () => {} };
+  const tab: Tab = { events: [], statuses: [], leaderStatuses: [], unauthorized: 0, close: () => {} };
   tab.close = openSharedEventStream({
     name: NAME,
     getKey: () => 'key-1',
     onEvent: (event) => tab.events.push(event),
     onStatus: (connected) => tab.statuses.push(connected),
+    onLeaderStatus: (connected) => tab.leaderStatuses.push(connected),
     onUnauthorized: () => (tab.unauthorized += 1),
     onResync: () => tab.events.push({ id: null, event: 'resync', data: '{}' }),
     random: () => 0,
@@ -72,6 +75,9 @@ describe('one stream shared by the tabs of a browser', { timeout: 60_000 }, () =
       expect(tab.events[0]).toEqual({ id: '5', event: 'message', data: '{"id":"m1"}' });
     }
     expect(server.calls).toHaveLength(1);
+    // Only the tab that reads the stream reports presence for the browser.
+    expect(leader.leaderStatuses).toEqual([true]);
+    for (const tab of followers) expect(tab.leaderStatuses).toEqual([]);
   });
 
   it('hands the stream over when the leader tab closes, resuming after the last event it passed on', async () => {
@@ -128,5 +134,7 @@ describe('one stream shared by the tabs of a browser', { timeout: 60_000 }, () =
     server.calls[0]!.send('id: 3\nevent: message\ndata: {}\n\n');
     await vi.waitFor(() => expect(ids(tabsWithout[0]!)).toEqual(['3']), WAIT);
     expect(ids(tabsWithout[1]!)).toEqual([]);
+    // Each tab reads its own stream, so each one reports presence.
+    expect(tabsWithout[0]!.leaderStatuses).toEqual([true]);
   });
 });

@@ -20,6 +20,8 @@ export type TabMessage =
 export interface SharedStreamOptions extends Omit<StreamOptions, 'lastEventId' | 'resuming'> {
   /** The lock and channel name: one per key, so different accounts in one browser never mix. */
   name: string;
+  /** In the tab that reads the stream only: whether it is open (that tab reports presence). */
+  onLeaderStatus?(connected: boolean): void;
 }
 
 /** The event that tells every tab to reload what it shows (docs/api §11.4 `resync`). */
@@ -47,7 +49,16 @@ export function canShareStream(): boolean {
  * tab held it).
  */
 export function openSharedEventStream(options: SharedStreamOptions): () => void {
-  if (!canShareStream()) return openEventStream(options);
+  if (!canShareStream()) {
+    // Every tab reads its own stream, so each one leads.
+    return openEventStream({
+      ...options,
+      onStatus: (value) => {
+        options.onStatus?.(value);
+        options.onLeaderStatus?.(value);
+      },
+    });
+  }
 
   const channel = new BroadcastChannel(options.name);
   const cancelRequest = new AbortController();
@@ -105,6 +116,7 @@ export function openSharedEventStream(options: SharedStreamOptions): () => void 
         connected = value;
         post({ type: 'status', connected: value });
         options.onStatus?.(value);
+        options.onLeaderStatus?.(value);
       },
       onUnauthorized: () => {
         post({ type: 'unauthorized' });

@@ -9,6 +9,7 @@ import type { StreamEvent } from '../../lib/events';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { applyReactions, summariesFor } from '../messages/reactionCache';
 import { firstUnpinnedIndex } from '../pins/pinnedFirst';
+import { startPushPresence } from '../push/presence';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
 
@@ -154,12 +155,15 @@ function closeConnection(): void {
 
 function connect(apiKey: string, client: QueryClient): Connection {
   setLiveConnected(false);
+  const name = channelNameOf(apiKey);
+  const presence = startPushPresence(name, apiKey, client);
   const stop = openSharedEventStream({
-    name: channelNameOf(apiKey),
+    name,
     getKey: () => apiKey,
     onEvent: (event) => apply(client, event),
     onResync: () => apply(client, { id: null, event: 'resync', data: '{}' }),
     onStatus: setLiveConnected,
+    onLeaderStatus: presence.setReporting,
     // As for any API call: a key that stopped working sends the user back to login (unless this
     // tab has a new key by now, from a reset made here).
     onUnauthorized: () => {
@@ -177,6 +181,7 @@ function connect(apiKey: string, client: QueryClient): Connection {
     release: null,
     stop: () => {
       unsubscribe();
+      presence.stop();
       stop();
     },
   };

@@ -13,6 +13,7 @@ import {
 import { deviceLanguage } from '../../lib/language';
 import { setLanguage, useTranslation } from '../../lib/i18n';
 import { loadTifinagh } from '../../lib/scripts';
+import { PushSettings } from '../push/PushSettings';
 import { applyTheme, THEME_CHOICES, themeChoice } from '../../lib/theme';
 import ui from '../../styles/ui.module.css';
 import { ALL_GROUPS_CHOICE, defaultChoiceChanges, defaultChoiceOf } from './settings';
@@ -117,7 +118,7 @@ export function ChoiceForm<V extends string>({
   );
 }
 
-/** How often notification digests are e-mailed (product spec §3, §9). */
+/** How often notification digests are e-mailed (product spec §3, §9), then Web Push (issue 21). */
 export function NotificationsPanel({ me }: { me: Me }) {
   const { t } = useTranslation();
   const current = me.data.notification_emails;
@@ -125,15 +126,18 @@ export function NotificationsPanel({ me }: { me: Me }) {
     ? (current as NotificationEmailFrequency)
     : 'none';
   return (
-    <ChoiceForm
-      me={me}
-      kind="radios"
-      legend={t('settings.notifications_legend')}
-      hint={t('settings.notifications_hint')}
-      options={NOTIFICATION_EMAIL_FREQUENCIES.map((value) => ({ value, label: t(`settings.frequency_${value}`) }))}
-      initial={initial}
-      changes={(notification_emails) => ({ data: { notification_emails } })}
-    />
+    <>
+      <ChoiceForm
+        me={me}
+        kind="radios"
+        legend={t('settings.notifications_legend')}
+        hint={t('settings.notifications_hint')}
+        options={NOTIFICATION_EMAIL_FREQUENCIES.map((value) => ({ value, label: t(`settings.frequency_${value}`) }))}
+        initial={initial}
+        changes={(notification_emails) => ({ data: { notification_emails } })}
+      />
+      <PushSettings me={me} />
+    </>
   );
 }
 
