@@ -482,6 +482,31 @@ describe('Web Push (§11.9)', () => {
       });
     });
 
+    it('on mentions_replies pushes a mention in someone else’s thread, in the recipient’s language', async () => {
+      const ana = await member('Ana', { push_notifications: 'mentions_replies', lang: 'ru_RU' });
+      const ben = await member('Ben');
+      const group = (await buildGroup(t.ctx, { name: 'Choir', members: [ana, ben] })).id;
+      const phone = await subscribe(ana);
+      const benPost = await post(ben, group, { title: 'Concert', text: 'Friday' });
+      expect(await pushJobsOf(ana)).toEqual([]);
+      t.clock.advance(5 * SECOND);
+      const res = await api.post('/messages', {
+        key: ben.key,
+        body: { group, parent: benPost, data: { text: '@Ana can you sing?' }, mentions: [ana.user.id] },
+      });
+      expect(res.status, res.text).toBe(201);
+      expect(await pushJobsOf(ana)).toHaveLength(1);
+      await aMinuteLater();
+      const pushes = service.pushesTo(phone);
+      expect(pushes).toHaveLength(1);
+      expect(phone.read(pushes[0] as never)).toMatchObject({
+        body: pushText('ru_RU', 'mention', { name: 'Ben', title: 'Concert' }),
+        url: `/messages/${benPost}/${res.body.id as string}`,
+        lang: 'ru-RU',
+        count: 1,
+      });
+    });
+
     it('on none pushes nothing and starts no job', async () => {
       const ana = await member('Ana', { push_notifications: 'none' });
       const ben = await member('Ben');
