@@ -167,7 +167,8 @@ describe('One feed across my groups', () => {
       await visible(other.page.getByText('Beans too').first());
       await other.page.goto(`${kith.url}/`);
       await other.page.waitForURL(`${kith.url}/feed`);
-      await page.getByRole('button', { name: 'Close' }).first().click();
+      // The alert goes by itself (LIMITS.alertMs): the other device's sign-in may outlast it, so it
+      // is not clicked here.
       await gone(alert);
       expect(errors).toEqual([]);
       expect(other.errors).toEqual([]);

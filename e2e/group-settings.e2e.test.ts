@@ -199,7 +199,10 @@ describe('group settings', () => {
     const writes: string[] = [];
     ben.page.on('request', (request) => {
       const path = new URL(request.url()).pathname;
-      if (request.method() !== 'GET' && !path.endsWith('/api/events')) writes.push(`${request.method()} ${path}`);
+      // Presence reports (Web Push, §11.9) come and go with focus; they change no setting.
+      if (request.method() !== 'GET' && !path.endsWith('/api/events') && !path.endsWith('/api/me/presence')) {
+        writes.push(`${request.method()} ${path}`);
+      }
     });
     await ben.page.goto(`${kith.url}/groups/${home}/settings`);
     const question = nextDialog(ben.page, true);

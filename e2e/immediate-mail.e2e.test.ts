@@ -69,7 +69,11 @@ async function chooseImmediately(viewport: Viewport, lang: string, shot: string)
     ['frequency_none', 'frequency_immediately', 'frequency_hourly'].map((key) => webText(lang, `settings.${key}`)),
   );
   await immediately.check();
-  await page.getByRole('button', { name: webText(lang, 'settings.save') }).click();
+  // The tab has a form per subject (e-mails, mention e-mails, push), each with its own Save.
+  await page
+    .locator('form', { has: immediately })
+    .getByRole('button', { name: webText(lang, 'settings.save') })
+    .click();
   const alert = page.getByText(webText(lang, 'settings.updated'));
   await visible(alert);
   expect(await frequency()).toBe('immediately');

@@ -1,10 +1,11 @@
 // The texts of locales/<lang>.json for the scenarios that check translated screens: each file read
-// once, the `web` section flattened to dot paths (`settings.title`), as the client looks them up.
+// once, the `web` and `mail` sections flattened to dot paths (`settings.title`, `reply.hint`), as the
+// client and the server look them up.
 import { readFileSync } from 'node:fs';
 
 interface LocaleFile {
   web: Record<string, unknown>;
-  mail: Record<string, string>;
+  mail: Record<string, unknown>;
 }
 
 const files = new Map<string, { web: Record<string, string>; mail: Record<string, string> }>();
@@ -22,7 +23,7 @@ function load(lang: string): { web: Record<string, string>; mail: Record<string,
   let texts = files.get(lang);
   if (texts === undefined) {
     const file = JSON.parse(readFileSync(new URL(`../locales/${lang}.json`, import.meta.url), 'utf8')) as LocaleFile;
-    texts = { web: flatten(file.web, '', {}), mail: file.mail };
+    texts = { web: flatten(file.web, '', {}), mail: flatten(file.mail, '', {}) };
     files.set(lang, texts);
   }
   return texts;
@@ -33,7 +34,7 @@ export function webTexts(lang: string): Readonly<Record<string, string>> {
   return load(lang).web;
 }
 
-/** Every mail text of `lang`, by key. */
+/** Every mail text of `lang`, by dot path (the texts of a feature's sub-object as `reply.hint`). */
 export function mailTexts(lang: string): Readonly<Record<string, string>> {
   return load(lang).mail;
 }

@@ -346,7 +346,11 @@ describe('account settings', () => {
       await signIn(page);
       await openTab(page, 'notifications', 'Notifications');
       await page.getByRole('radio', { name: 'Every week' }).check();
-      await page.getByRole('button', { name: 'Save' }).click();
+      // The tab has a form per subject (e-mails, mention e-mails, push), each with its own Save.
+      await page
+        .locator('form', { has: page.getByRole('radio', { name: 'Every week' }) })
+        .getByRole('button', { name: 'Save' })
+        .click();
       await saved(page);
       expect((await me()).data.notification_emails).toBe('weekly');
       // Shown again as saved.
