@@ -303,8 +303,18 @@ describe('Web Push, from the settings to the notification', () => {
           if (ours !== undefined) resolve(ours.registrationId);
         });
       });
+      // The worker stood idle while Kith was closed: the push goes to it once it runs again, as
+      // the browser would wake it first.
+      const running = new Set<string>();
+      cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+        for (const v of versions) {
+          if (v.runningStatus === 'running' && v.status === 'activated') running.add(v.registrationId);
+          else running.delete(v.registrationId);
+        }
+      });
       await cdp.send('ServiceWorker.enable');
       const registrationId = await registered;
+      await expect.poll(() => running.has(registrationId)).toBe(true);
       await cdp.send('ServiceWorker.deliverPushMessage', {
         origin: kith.url,
         registrationId,
