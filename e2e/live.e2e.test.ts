@@ -50,6 +50,9 @@ async function anaBrowser(viewport: Viewport) {
   await signIn(kith, opened.page, 'ana@example.org');
   await opened.page.waitForURL(new RegExp(`/groups/${group}$`));
   await expect.poll(() => requests.length, { timeout: LIVE_WAIT }).toBe(1);
+  // Answered, so the server holds it: a stream only requested may reach the server after streams
+  // opened later elsewhere, and would not be the oldest of Ana's when a scenario counts on it.
+  expect((await requests[0]!.response())?.status()).toBe(200);
   return { ...opened, requests };
 }
 
