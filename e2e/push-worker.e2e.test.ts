@@ -2,92 +2,33 @@
 // (standing in for the push service, which lies outside this machine) shows a notification with the
 // payload's texts in the recipient's language, and tapping it leads an open tab of the app to the
 // message. The server's push routes are not needed: the worker only reads what a push carries.
-import type { Browser, CDPSession, Worker } from 'playwright-core';
+import type { Browser, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { PushPayload } from '@kith/common';
+import {
+  closeAllNotifications,
+  controlled,
+  pushDelivery,
+  shownNotifications,
+  tapNotification,
+} from './push-browser.js';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, startKith } from './harness.js';
 import { signIn, signUpApi } from './people.js';
 import { storySteps } from './steps.js';
 import { visible } from './wait.js';
 
-/** What `registration.getNotifications()` shows of a notification. */
-interface Shown {
-  title: string;
-  body: string;
-  tag: string;
-  lang: string;
-  icon: string;
-  badge: string;
-  data: { url?: string } | null;
-}
-
-// The browser's types, which this project's TypeScript (Node's library) lacks: the few parts used.
-interface BrowserNotification extends Omit<Shown, 'data'> {
-  readonly data: unknown;
-  close(): void;
-}
-interface BrowserRegistration {
-  getNotifications(filter?: { tag: string }): Promise<BrowserNotification[]>;
-}
-interface PageScope {
-  navigator: { serviceWorker: { ready: Promise<BrowserRegistration>; controller: unknown } };
-}
-interface WorkerScope {
-  registration: BrowserRegistration;
-  NotificationEvent: new (type: string, init: { notification: BrowserNotification }) => Event;
-  dispatchEvent(event: Event): boolean;
-}
-const controlled = () => (globalThis as unknown as PageScope).navigator.serviceWorker.controller !== null;
-
 let kith: Kith;
 let browser: Browser;
 let ana: IsolatedPage;
-let cdp: CDPSession;
 let worker: Worker;
-let registrationId = '';
 let messageId = '';
 let commentId = '';
 
 /** Delivers one push to the app's service worker, as the push service would. */
-async function deliver(data: string): Promise<void> {
-  await cdp.send('ServiceWorker.deliverPushMessage', { origin: kith.url, registrationId, data });
-}
-
-/** The notifications the app's worker shows now, as the page sees them. */
-function shown(tag = ''): Promise<Shown[]> {
-  return ana.page.evaluate(async (wanted) => {
-    const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
-    const list = await registration.getNotifications(wanted === '' ? undefined : { tag: wanted });
-    return list.map((n) => ({
-      title: n.title,
-      body: n.body,
-      tag: n.tag,
-      lang: n.lang,
-      icon: n.icon,
-      badge: n.badge,
-      data: n.data as Shown['data'],
-    }));
-  }, tag);
-}
-
-/** Closes every notification of the app, so that a step sees only its own. */
-async function closeAll(): Promise<void> {
-  await ana.page.evaluate(async () => {
-    const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
-    for (const notification of await registration.getNotifications()) notification.close();
-  });
-  await expect.poll(() => shown()).toEqual([]);
-}
-
-/** Taps the worker's notification with `tag`: the click event the browser would dispatch. */
-async function tap(tag: string): Promise<void> {
-  await worker.evaluate(async (wanted) => {
-    const scope = globalThis as unknown as WorkerScope;
-    const [notification] = await scope.registration.getNotifications({ tag: wanted });
-    if (notification === undefined) throw new Error(`no notification tagged ${wanted}`);
-    scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
-  }, tag);
-}
+let deliver: (data: string) => Promise<void>;
+const shown = (tag = '') => shownNotifications(ana.page, tag);
+const closeAll = () => closeAllNotifications(ana.page);
+const tap = (tag: string) => tapNotification(worker, tag);
 
 describe('Web Push in the service worker', () => {
   const step = storySteps();
@@ -132,15 +73,7 @@ describe('Web Push in the service worker', () => {
     await page.waitForFunction(controlled);
     await context.grantPermissions(['notifications'], { origin: kith.url });
 
-    cdp = await context.newCDPSession(page);
-    const registered = new Promise<string>((resolve) => {
-      cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
-        const ours = registrations.find((r) => r.scopeURL === `${kith.url}/` && !r.isDeleted);
-        if (ours !== undefined) resolve(ours.registrationId);
-      });
-    });
-    await cdp.send('ServiceWorker.enable');
-    registrationId = await registered;
+    ({ deliver } = await pushDelivery(context, page, kith.url));
   });
 
   step('a push in English shows its title, text and tag, with the app icon and the message to open', async () => {

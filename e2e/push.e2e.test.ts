@@ -10,11 +10,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import type { Browser, CDPSession, Page, Worker } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { PushPayload } from '@kith/common';
 import { type Device, PushServiceStandIn } from '../server/test/push-service.js';
 import { accessibilityViolations } from './axe.js';
+import { controlled, pushDelivery, shownNotifications, tapNotification } from './push-browser.js';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
 import { webText } from './locales.js';
 import { signIn, signUpApi } from './people.js';
@@ -24,25 +25,6 @@ import { visible } from './wait.js';
 /** How long the push may take: the server's one-minute wait, and a busy machine. */
 const PUSH_WAIT_MS = 150_000;
 
-// The browser's types, which this project's TypeScript (Node's library) lacks: the few parts used.
-interface BrowserNotification {
-  readonly title: string;
-  readonly body: string;
-  readonly tag: string;
-  readonly lang: string;
-  readonly data: unknown;
-}
-interface BrowserRegistration {
-  getNotifications(filter?: { tag: string }): Promise<BrowserNotification[]>;
-}
-interface PageScope {
-  navigator: { serviceWorker: { ready: Promise<BrowserRegistration>; controller: unknown } };
-}
-interface WorkerScope {
-  registration: BrowserRegistration;
-  NotificationEvent: new (type: string, init: { notification: BrowserNotification }) => Event;
-  dispatchEvent(event: Event): boolean;
-}
 /** What the init script needs to stand in for the browser's push service. */
 interface FakeSubscription {
   endpoint: string;
@@ -281,55 +263,27 @@ describe('Web Push, from the settings to the notification', () => {
     PUSH_WAIT_MS + 30_000,
   );
 
-  let worker: Worker;
-  let cdp: CDPSession;
-
   step(
     'the push shows as a notification in Korean, and a tap opens the newest comment',
     async () => {
       // The same browser (its service worker stays registered), with Kith opened again.
       const page = await phone.context.newPage();
       await page.goto(`${kith.url}/bookmarks`);
-      await page.waitForFunction(
-        () => (globalThis as unknown as PageScope).navigator.serviceWorker.controller !== null,
-      );
-      worker =
+      await page.waitForFunction(controlled);
+      const worker =
         phone.context.serviceWorkers().find((w) => w.url() === `${kith.url}/sw.js`) ??
         (await phone.context.waitForEvent('serviceworker'));
-      cdp = await phone.context.newCDPSession(page);
-      const registered = new Promise<string>((resolve) => {
-        cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
-          const ours = registrations.find((r) => r.scopeURL === `${kith.url}/` && !r.isDeleted);
-          if (ours !== undefined) resolve(ours.registrationId);
-        });
-      });
       // The worker stood idle while Kith was closed: the push goes to it once it runs again, as
       // the browser would wake it first.
-      const running = new Set<string>();
-      cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
-        for (const v of versions) {
-          if (v.runningStatus === 'running' && v.status === 'activated') running.add(v.registrationId);
-          else running.delete(v.registrationId);
-        }
-      });
-      await cdp.send('ServiceWorker.enable');
-      const registrationId = await registered;
-      await expect.poll(() => running.has(registrationId)).toBe(true);
-      await cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: kith.url,
-        registrationId,
-        data: JSON.stringify(payload),
-      });
-      const shown = () =>
-        page.evaluate(async (tag) => {
-          const registration = await (globalThis as unknown as PageScope).navigator.serviceWorker.ready;
-          return (await registration.getNotifications({ tag })).map((n) => ({
-            title: n.title,
-            body: n.body,
-            lang: n.lang,
-            data: n.data as { url?: string } | null,
-          }));
-        }, payload.tag);
+      const { deliver } = await pushDelivery(phone.context, page, kith.url);
+      await deliver(JSON.stringify(payload));
+      const shown = async () =>
+        (await shownNotifications(page, payload.tag)).map(({ title, body, lang, data }) => ({
+          title,
+          body,
+          lang,
+          data,
+        }));
       await expect
         .poll(() => shown())
         .toEqual([
@@ -340,12 +294,7 @@ describe('Web Push, from the settings to the notification', () => {
             data: { url: `${kith.url}${payload.url}` },
           },
         ]);
-      await worker.evaluate(async (tag) => {
-        const scope = globalThis as unknown as WorkerScope;
-        const [notification] = await scope.registration.getNotifications({ tag });
-        if (notification === undefined) throw new Error(`no notification tagged ${tag}`);
-        scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
-      }, payload.tag);
+      await tapNotification(worker, payload.tag);
       await page.waitForURL(`${kith.url}/messages/${messageId}/${burst[2]}`);
       await visible(page.getByRole('heading', { name: 'Picnic on Sunday', level: 2 }));
       await expect.poll(() => shown()).toEqual([]);

@@ -1,45 +1,23 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
+import { describe, expect, it } from 'vitest';
+import { configLoader, TEST_SECRET, useTempCheckout } from '../test/config-loader.js';
+import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 
-const SECRET = 'test-secret-0123456789abcdefghijklmnop';
+const SECRET = TEST_SECRET;
 const MIB = 1024 * 1024;
 
-let repoRoot: string;
-
-beforeEach(() => {
-  repoRoot = mkdtempSync(path.join(tmpdir(), 'kith-config-'));
-});
-
-afterEach(() => {
-  rmSync(repoRoot, { recursive: true, force: true });
-});
-
-/** Loads a configuration from `env` plus a valid secret, in the temporary checkout. */
-function load(env: Record<string, string | undefined> = {}): Config {
-  return loadConfig({ SECRET_KEY: SECRET, ...env }, { repoRoot });
-}
-
-/** The problems listed by the ConfigError that `env` must cause. */
-function problemsOf(env: Record<string, string | undefined>): string[] {
-  try {
-    load(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  return expect.unreachable(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+const checkout = useTempCheckout();
+const { load, problemsOf } = configLoader(checkout);
 
 describe('loadConfig defaults', () => {
   it('uses the documented defaults', () => {
     const config = load();
     expect(config.port).toBe(8080);
     expect(config.host).toBe('0.0.0.0');
-    expect(config.dataDir).toBe(path.join(repoRoot, 'data'));
-    expect(config.database).toEqual({ kind: 'sqlite', file: path.join(repoRoot, 'data', 'kith.db') });
+    expect(config.dataDir).toBe(path.join(checkout(), 'data'));
+    expect(config.database).toEqual({ kind: 'sqlite', file: path.join(checkout(), 'data', 'kith.db') });
     expect(config.basePath).toBe('');
     expect(config.publicUrl).toBe('http://localhost:8080');
     expect(config.smtpUrl).toBeNull();
@@ -64,7 +42,7 @@ describe('loadConfig defaults', () => {
     expect(config.corsOrigins).toEqual([]);
     expect(config.logLevel).toBe('info');
     expect(config.secretKey).toBe(SECRET);
-    expect(config.webDist).toBe(path.join(repoRoot, 'web', 'dist'));
+    expect(config.webDist).toBe(path.join(checkout(), 'web', 'dist'));
   });
 
   it('treats empty and blank variables as absent', () => {
@@ -76,33 +54,33 @@ describe('loadConfig defaults', () => {
 
   it('puts the SQLite file in DATA_DIR, resolved against the checkout', () => {
     const config = load({ DATA_DIR: 'var/kith' });
-    expect(config.dataDir).toBe(path.join(repoRoot, 'var', 'kith'));
-    expect(config.database).toEqual({ kind: 'sqlite', file: path.join(repoRoot, 'var', 'kith', 'kith.db') });
+    expect(config.dataDir).toBe(path.join(checkout(), 'var', 'kith'));
+    expect(config.database).toEqual({ kind: 'sqlite', file: path.join(checkout(), 'var', 'kith', 'kith.db') });
   });
 
   it('does not write a secret file when SECRET_KEY is given', () => {
     load();
-    expect(existsSync(path.join(repoRoot, 'data', 'secret.key'))).toBe(false);
+    expect(existsSync(path.join(checkout(), 'data', 'secret.key'))).toBe(false);
   });
 });
 
 describe('loadConfig secret', () => {
   it('generates a secret into <DATA_DIR>/secret.key and reuses it on the next load', () => {
-    const first = loadConfig({}, { repoRoot });
-    const file = path.join(repoRoot, 'data', 'secret.key');
+    const first = loadConfig({}, { repoRoot: checkout() });
+    const file = path.join(checkout(), 'data', 'secret.key');
     expect(existsSync(file)).toBe(true);
     expect(first.secretKey.length).toBeGreaterThanOrEqual(32);
     expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey);
     // Only the server's user may read it.
     expect(statSync(file).mode & 0o077).toBe(0);
 
-    const second = loadConfig({}, { repoRoot });
+    const second = loadConfig({}, { repoRoot: checkout() });
     expect(second.secretKey).toBe(first.secretKey);
   });
 
   it('generates a different secret for another data folder', () => {
-    const a = loadConfig({ DATA_DIR: 'a' }, { repoRoot });
-    const b = loadConfig({ DATA_DIR: 'b' }, { repoRoot });
+    const a = loadConfig({ DATA_DIR: 'a' }, { repoRoot: checkout() });
+    const b = loadConfig({ DATA_DIR: 'b' }, { repoRoot: checkout() });
     expect(a.secretKey).not.toBe(b.secretKey);
   });
 });
@@ -345,8 +323,8 @@ describe('loadConfig refuses bad values with ConfigError', () => {
   });
 
   it('does not generate a secret when the configuration is refused', () => {
-    expect(() => loadConfig({ PORT: 'abc' }, { repoRoot })).toThrow(ConfigError);
-    expect(existsSync(path.join(repoRoot, 'data', 'secret.key'))).toBe(false);
+    expect(() => loadConfig({ PORT: 'abc' }, { repoRoot: checkout() })).toThrow(ConfigError);
+    expect(existsSync(path.join(checkout(), 'data', 'secret.key'))).toBe(false);
   });
 });
 

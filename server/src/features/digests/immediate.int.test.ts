@@ -5,6 +5,7 @@ import { expectError } from '../../../test/expect.js';
 import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test/factories.js';
 import { createTestApp, type TestApp } from '../../../test/harness.js';
 import { LoopbackSmtp, type Received } from '../../../test/loopback-smtp.js';
+import { createMailTestApp, mailsFor } from '../../../test/mail-app.js';
 import { openDatabase } from '../../db/database.js';
 import { mailTexts } from '../../mail/texts.js';
 import { closeContext, createContext } from '../../setup.js';
@@ -37,15 +38,8 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
   let anaPost: string;
 
   beforeAll(async () => {
-    const port = await smtp.start();
-    t = await createTestApp(
-      { SMTP_URL: `smtp://127.0.0.1:${port}`, TIME_ZONE: 'UTC', IMMEDIATE_MAIL_DELAY_SECONDS: String(DELAY / SECOND) },
-      { realMailer: true },
-    );
+    t = await createMailTestApp(smtp, { IMMEDIATE_MAIL_DELAY_SECONDS: String(DELAY / SECOND) });
     api = new ApiClient(t.app);
-    t.clock.set(Date.parse('2026-06-03T10:17:00Z'));
-    // The digest schedule starts now: nothing is owed from before (a digest run never interferes).
-    await runDigestSchedule(t.ctx);
     ana = await buildUser(t.ctx, { name: 'Ana', login: 'ana.now@example.org', notificationEmails: 'immediately' });
     ben = await buildUser(t.ctx, { name: 'Ben', login: 'ben.now@example.org' });
     cleo = await buildUser(t.ctx, { name: 'Cléo', login: 'cleo.now@example.org', notificationEmails: 'none' });
@@ -56,7 +50,7 @@ describe('immediate e-mails on SMTP (§10.8)', () => {
     await smtp.stop();
   });
 
-  const mailsTo = (user: BuiltUser): Received[] => smtp.received.filter((r) => r.envelopeTo.includes(user.user.login));
+  const mailsTo = (user: BuiltUser): Received[] => mailsFor(smtp, user);
 
   /** The `send-immediate-mail` jobs of a user, oldest first. */
   const jobsOf = (user: BuiltUser) =>

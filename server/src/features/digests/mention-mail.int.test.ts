@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../test/client.js';
 import { buildGroup, buildUser, reloadUser, type BuiltUser } from '../../../test/factories.js';
-import { createTestApp, type TestApp } from '../../../test/harness.js';
+import type { TestApp } from '../../../test/harness.js';
 import { LoopbackSmtp, type Received } from '../../../test/loopback-smtp.js';
+import { createMailTestApp, mailsFor } from '../../../test/mail-app.js';
 import { runDigestSchedule } from './service.js';
 
 /**
@@ -33,14 +34,8 @@ describe('mention e-mails on SMTP (§11.10)', () => {
   let picnic: string;
 
   beforeAll(async () => {
-    const port = await smtp.start();
-    t = await createTestApp(
-      { SMTP_URL: `smtp://127.0.0.1:${port}`, TIME_ZONE: 'UTC', IMMEDIATE_MAIL_DELAY_SECONDS: String(DELAY / SECOND) },
-      { realMailer: true },
-    );
+    t = await createMailTestApp(smtp, { IMMEDIATE_MAIL_DELAY_SECONDS: String(DELAY / SECOND) });
     api = new ApiClient(t.app);
-    t.clock.set(Date.parse('2026-06-03T10:17:00Z'));
-    await runDigestSchedule(t.ctx);
     ben = await buildUser(t.ctx, { name: 'Ben', login: 'ben.m@example.org' });
     ana = await buildUser(t.ctx, { name: 'Ana', login: 'ana.m@example.org', notificationEmails: 'daily' });
     cleo = await buildUser(t.ctx, { name: 'Cleo', login: 'cleo.m@example.org', notificationEmails: 'daily' });
@@ -61,7 +56,7 @@ describe('mention e-mails on SMTP (§11.10)', () => {
     await smtp.stop();
   });
 
-  const mailsTo = (user: BuiltUser): Received[] => smtp.received.filter((r) => r.envelopeTo.includes(user.user.login));
+  const mailsTo = (user: BuiltUser): Received[] => mailsFor(smtp, user);
 
   async function post(data: object, mentions: BuiltUser[] = [], parent?: string): Promise<string> {
     t.clock.advance(7 * SECOND);

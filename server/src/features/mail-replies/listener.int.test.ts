@@ -2,8 +2,9 @@ import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../test/client.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
-import { createTestApp, type TestApp } from '../../../test/harness.js';
+import type { TestApp } from '../../../test/harness.js';
 import { LoopbackSmtp, type Received } from '../../../test/loopback-smtp.js';
+import { createMailTestApp, mailsFor } from '../../../test/mail-app.js';
 import {
   commentsOn,
   composeMail,
@@ -14,7 +15,7 @@ import {
   sendRaw,
 } from '../../../test/reply-mails.js';
 import { translator } from '../../mail/texts.js';
-import { runDigestSchedule, sendDigest } from '../digests/service.js';
+import { sendDigest } from '../digests/service.js';
 import { startMailListener, type MailListener } from './listener.js';
 import { findReplyAddress } from './queries.js';
 import { readReplyToken, tokenOfAddress } from './token.js';
@@ -39,19 +40,8 @@ describe('reply by e-mail over SMTP and LMTP', () => {
   let group: string;
 
   beforeAll(async () => {
-    const port = await outgoing.start();
-    t = await createTestApp(
-      {
-        ...REPLY_ENV,
-        REPLY_MAX_MB: '1',
-        SMTP_URL: `smtp://127.0.0.1:${port}`,
-        TIME_ZONE: 'UTC',
-        IMMEDIATE_MAIL_DELAY_SECONDS: '60',
-      },
-      { realMailer: true },
-    );
+    t = await createMailTestApp(outgoing, { ...REPLY_ENV, REPLY_MAX_MB: '1', IMMEDIATE_MAIL_DELAY_SECONDS: '60' });
     api = new ApiClient(t.app);
-    await runDigestSchedule(t.ctx);
     smtp = await startMailListener(t.ctx, { port: 0, protocol: 'smtp' });
     lmtp = await startMailListener(t.ctx, { port: 0, protocol: 'lmtp' });
     ana = await buildUser(t.ctx, { name: 'Ana', login: 'ana.smtp@example.org', notificationEmails: 'immediately' });
@@ -72,8 +62,7 @@ describe('reply by e-mail over SMTP and LMTP', () => {
     return res.body.id as string;
   }
 
-  const mailsTo = (user: BuiltUser): Received[] =>
-    outgoing.received.filter((r) => r.envelopeTo.includes(user.user.login));
+  const mailsTo = (user: BuiltUser): Received[] => mailsFor(outgoing, user);
   const replyToOf = (mail: ParsedMail): string => mail.replyTo?.value[0]?.address ?? '';
 
   /** The user and message a reply address names, read back from its token. */

@@ -393,6 +393,17 @@ export async function findIdByPublicToken(db: Q, token: string): Promise<string 
   return row?.id;
 }
 
+/** Rows of several messages grouped by message, each group in the rows' order. */
+function byMessage<T extends { message_id: string }>(rows: T[]): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.message_id);
+    if (list === undefined) grouped.set(row.message_id, [row]);
+    else list.push(row);
+  }
+  return grouped;
+}
+
 /** One reaction with its user's name, for the summaries (issue 20). */
 export interface ReactionView {
   id: string;
@@ -409,8 +420,7 @@ export interface ReactionView {
  * answers carry them (docs/decisions.md, "Reactions").
  */
 export async function reactionViewsOf(db: Q, ids: string[]): Promise<Map<string, ReactionView[]>> {
-  const result = new Map<string, ReactionView[]>();
-  if (ids.length === 0) return result;
+  if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('reactions as r')
     .innerJoin('users as u', 'u.id', 'r.user_id')
@@ -419,12 +429,7 @@ export async function reactionViewsOf(db: Q, ids: string[]): Promise<Map<string,
     .orderBy('r.created_at')
     .orderBy('r.id')
     .execute();
-  for (const row of rows) {
-    const list = result.get(row.message_id);
-    if (list === undefined) result.set(row.message_id, [row]);
-    else list.push(row);
-  }
-  return result;
+  return byMessage(rows);
 }
 
 // Mentions (issue 21, docs/api §11.10).
@@ -442,8 +447,7 @@ export interface MentionView {
  * page of cards included): the primary key (message, user) is its index.
  */
 export async function mentionViewsOf(db: Q, ids: string[]): Promise<Map<string, MentionView[]>> {
-  const result = new Map<string, MentionView[]>();
-  if (ids.length === 0) return result;
+  if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('mentions as x')
     .innerJoin('users as u', 'u.id', 'x.user_id')
@@ -452,12 +456,7 @@ export async function mentionViewsOf(db: Q, ids: string[]): Promise<Map<string, 
     .orderBy('x.message_id')
     .orderBy('x.position')
     .execute();
-  for (const row of rows) {
-    const list = result.get(row.message_id);
-    if (list === undefined) result.set(row.message_id, [row]);
-    else list.push(row);
-  }
-  return result;
+  return byMessage(rows);
 }
 
 /** Which of `userIds` are members of `groupId` now, with their current names (one query). */

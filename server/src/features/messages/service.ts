@@ -259,15 +259,8 @@ async function notifyNewMessage(
   now: number,
   mentioned: ReadonlySet<string>,
 ): Promise<CreatedNotification[]> {
-  const fromMessage = parent ?? message;
   const type = parent === undefined ? 'new_message' : 'new_comment';
-  const about = {
-    target: message.id,
-    fromUserId: author.id,
-    fromGroupId: message.group_id,
-    fromMessageId: fromMessage.id,
-    title: await notificationTitle(tx, fromMessage),
-  };
+  const about = await notificationAbout(tx, author, message, parent);
   const created = await notifyGroupMembers(
     tx,
     effects,
@@ -283,6 +276,32 @@ async function notifyNewMessage(
   return created;
 }
 
+/** What a notification of a new message or comment (or a mention in it) points at. */
+interface NotificationAbout {
+  target: string;
+  fromUserId: string;
+  fromGroupId: string;
+  fromMessageId: string;
+  title: string;
+}
+
+/** The target, sender, group, thread and title a notification of `message` carries. */
+async function notificationAbout(
+  tx: Tx,
+  author: UserRow,
+  message: MessageRow,
+  parent: MessageRow | undefined,
+): Promise<NotificationAbout> {
+  const fromMessage = parent ?? message;
+  return {
+    target: message.id,
+    fromUserId: author.id,
+    fromGroupId: message.group_id,
+    fromMessageId: fromMessage.id,
+    title: await notificationTitle(tx, fromMessage),
+  };
+}
+
 /**
  * A `mention` for each of `userIds` but the author (nobody is notified of mentioning themselves),
  * whether or not they follow the thread; their mail follows their `mention_emails` choice.
@@ -293,7 +312,7 @@ async function notifyMentioned(
   effects: Effects,
   author: UserRow,
   userIds: string[],
-  about: { target: string; fromUserId: string; fromGroupId: string; fromMessageId: string; title: string },
+  about: NotificationAbout,
   now: number,
 ): Promise<void> {
   const recipients = userIds.filter((id) => id !== author.id);
@@ -324,14 +343,7 @@ async function updateMentions(
   const added = next.map((m) => m.userId).filter((id) => !before.has(id));
   if (added.length === 0) return;
   const parent = message.parent_id === null ? undefined : await findMessage(tx, message.parent_id);
-  const fromMessage = parent ?? message;
-  const about = {
-    target: message.id,
-    fromUserId: author.id,
-    fromGroupId: message.group_id,
-    fromMessageId: fromMessage.id,
-    title: await notificationTitle(tx, fromMessage),
-  };
+  const about = await notificationAbout(tx, author, message, parent);
   await notifyMentioned(ctx, tx, effects, author, added, about, now);
 }
 

@@ -1,32 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import webpush from 'web-push';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Config } from '../../config.js';
+import { describe, expect, it } from 'vitest';
+import { configLoader, useTempCheckout } from '../../../test/config-loader.js';
 
 /** The Web Push variables of the configuration (PUSH_*, VAPID_*; docs/api §11.9). */
 
-let repoRoot: string;
-beforeEach(() => {
-  repoRoot = mkdtempSync(path.join(tmpdir(), 'kith-push-config-'));
-});
-afterEach(() => {
-  rmSync(repoRoot, { recursive: true, force: true });
-});
-
-const load = (env: Record<string, string> = {}): Config =>
-  loadConfig({ SECRET_KEY: 'push-config-secret-push-config-secret', ...env }, { repoRoot });
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    load(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  return expect.unreachable(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+const { load, problemsOf } = configLoader(useTempCheckout('kith-push-config-'));
 
 describe('Web Push configuration', () => {
   it('is on by default, with generated keys, and the loopback switch off', () => {
