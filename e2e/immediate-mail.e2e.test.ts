@@ -69,7 +69,7 @@ async function chooseImmediately(viewport: Viewport, lang: string, shot: string)
     ['frequency_none', 'frequency_immediately', 'frequency_hourly'].map((key) => webText(lang, `settings.${key}`)),
   );
   await immediately.check();
-  // The tab has a form per subject (e-mails, mention e-mails, push), each with its own Save.
+  // The tab has two forms, each with its own Save: what is e-mailed, and push.
   await page
     .locator('form', { has: immediately })
     .getByRole('button', { name: webText(lang, 'settings.save') })

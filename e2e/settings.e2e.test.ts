@@ -346,7 +346,7 @@ describe('account settings', () => {
       await signIn(page);
       await openTab(page, 'notifications', 'Notifications');
       await page.getByRole('radio', { name: 'Every week' }).check();
-      // The tab has a form per subject (e-mails, mention e-mails, push), each with its own Save.
+      // The tab has two forms, each with its own Save: what is e-mailed, and push.
       await page
         .locator('form', { has: page.getByRole('radio', { name: 'Every week' }) })
         .getByRole('button', { name: 'Save' })

@@ -112,7 +112,7 @@ describe('UserSettings choices', () => {
 
   it('offers "Immediately" right after "Never", shows it saved, and sends it', async () => {
     show('/users/me/settings?tab=notifications', { notification_emails: 'immediately' });
-    // The digest frequency's own form (the mention e-mails' form follows it in the tab, issue 21).
+    // The summary frequency's choices (the mention e-mails' follow them in the same form, issue 21).
     const digest = () => screen.getByRole('group', { name: 'E-mail me a summary of my notifications' });
     const radios = within(digest()).getAllByRole<HTMLInputElement>('radio');
     expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([
@@ -141,7 +141,10 @@ describe('UserSettings choices', () => {
     const [, init] = fetchSpy.mock.calls[0] ?? [];
     expect(init?.method).toBe('PUT');
     expect(typeof init?.body).toBe('string');
-    expect(JSON.parse(init?.body as string)).toEqual({ data: { notification_emails: 'immediately' } });
+    // The form sends both of its e-mail choices, the mentions' unchanged.
+    expect(JSON.parse(init?.body as string)).toEqual({
+      data: { notification_emails: 'immediately', mention_emails: 'with_others' },
+    });
   });
 });
 
@@ -191,21 +194,26 @@ describe('UserSettings mention e-mails (issue 21)', () => {
     expect(within(mentions()).getByRole<HTMLInputElement>('radio', { name: 'Never' }).checked).toBe(true);
   });
 
-  it('sends data.mention_emails with its own Save button', async () => {
+  it('sends data.mention_emails with the frequency, through the one Save of the e-mail choices', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(
       new Response(JSON.stringify({ ...me, data: { mention_emails: 'immediately' } }), {
         status: 200,
         headers: { 'content-type': 'application/json' },
       }),
     );
-    show('/users/me/settings?tab=notifications');
+    show('/users/me/settings?tab=notifications', { notification_emails: 'weekly' });
     fireEvent.click(within(mentions()).getByRole('radio', { name: 'Right away, whatever the frequency above' }));
+    const form = mentions().closest('form') as HTMLElement;
+    // One form for what is e-mailed: the summary frequency is in it too.
+    expect(within(form).getByRole('group', { name: 'E-mail me a summary of my notifications' })).toBeTruthy();
     await act(async () => {
-      fireEvent.click(within(mentions().closest('form') as HTMLElement).getByRole('button', { name: 'Save' }));
+      fireEvent.click(within(form).getByRole('button', { name: 'Save' }));
       await Promise.resolve();
     });
     const [, init] = fetchSpy.mock.calls[0] ?? [];
-    expect(JSON.parse(init?.body as string)).toEqual({ data: { mention_emails: 'immediately' } });
+    expect(JSON.parse(init?.body as string)).toEqual({
+      data: { notification_emails: 'weekly', mention_emails: 'immediately' },
+    });
     fetchSpy.mockRestore();
   });
 });

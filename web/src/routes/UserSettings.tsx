@@ -11,7 +11,6 @@ import {
   LanguagePanel,
   NotificationsPanel,
 } from '../features/settings/ChoicePanels';
-import { MentionEmailsPanel } from '../features/settings/MentionEmailsPanel';
 import { ProfilePanel } from '../features/settings/ProfilePanel';
 import { neighbourTab, SETTINGS_TABS, type SettingsTab, tabOf } from '../features/settings/settings';
 import { useTranslation } from '../lib/i18n';
@@ -29,12 +28,7 @@ const LABELS: Record<SettingsTab, string> = {
 
 const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
   profile: ProfilePanel,
-  notifications: ({ me }) => (
-    <>
-      <NotificationsPanel me={me} />
-      <MentionEmailsPanel me={me} />
-    </>
-  ),
+  notifications: NotificationsPanel,
   language: LanguagePanel,
   appearance: AppearancePanel,
   'default-group': DefaultGroupPanel,

@@ -7,8 +7,8 @@ import {
   LANGUAGE_NAMES,
   LANGUAGES,
   type Me,
+  MENTION_EMAIL_CHOICES,
   NOTIFICATION_EMAIL_FREQUENCIES,
-  type NotificationEmailFrequency,
 } from '@kith/common';
 import { deviceLanguage } from '../../lib/language';
 import { setLanguage, useTranslation } from '../../lib/i18n';
@@ -40,8 +40,45 @@ interface ChoiceFormProps<V extends string> {
   after?: (value: V) => Promise<void> | void;
 }
 
+interface RadioChoicesProps<V extends string> {
+  legend: string;
+  hint?: ReactNode;
+  options: readonly Option<V>[];
+  value: V;
+  onChange: (value: V) => void;
+}
+
+/** A few values shown at once as radio buttons, in a fieldset named by its legend. */
+function RadioChoices<V extends string>({ legend, hint, options, value, onChange }: RadioChoicesProps<V>) {
+  const id = useId();
+  return (
+    <fieldset className={styles.fieldset} aria-describedby={hint ? `${id}-hint` : undefined}>
+      <legend className={styles.legend}>{legend}</legend>
+      {hint && (
+        <p id={`${id}-hint`} className={ui.muted}>
+          {hint}
+        </p>
+      )}
+      <div className={styles.choices}>
+        {options.map((option) => (
+          <label key={option.value} className={styles.choice}>
+            <input
+              type="radio"
+              name={id}
+              value={option.value}
+              checked={value === option.value}
+              onChange={() => onChange(option.value)}
+            />
+            <span lang={option.lang}>{option.label}</span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
 /** One setting chosen among fixed values, saved with its own button. */
-export function ChoiceForm<V extends string>({
+function ChoiceForm<V extends string>({
   me,
   kind,
   legend,
@@ -64,28 +101,7 @@ export function ChoiceForm<V extends string>({
   return (
     <form className={ui.form} onSubmit={submit}>
       {kind === 'radios' ? (
-        <fieldset className={styles.fieldset} aria-describedby={hint ? `${id}-hint` : undefined}>
-          <legend className={styles.legend}>{legend}</legend>
-          {hint && (
-            <p id={`${id}-hint`} className={ui.muted}>
-              {hint}
-            </p>
-          )}
-          <div className={styles.choices}>
-            {options.map((option) => (
-              <label key={option.value} className={styles.choice}>
-                <input
-                  type="radio"
-                  name={id}
-                  value={option.value}
-                  checked={value === option.value}
-                  onChange={() => setValue(option.value)}
-                />
-                <span lang={option.lang}>{option.label}</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <RadioChoices legend={legend} hint={hint} options={options} value={value} onChange={setValue} />
       ) : (
         <div className={ui.label}>
           <label htmlFor={`${id}-select`}>{legend}</label>
@@ -118,24 +134,51 @@ export function ChoiceForm<V extends string>({
   );
 }
 
-/** How often notification digests are e-mailed (product spec §3, §9), then Web Push (issue 21). */
+/** A value of `data` that may be missing or unknown, else its default. */
+function choiceOf<V extends string>(choices: readonly V[], current: string | undefined, fallback: V): V {
+  return (choices as readonly string[]).includes(current ?? '') ? (current as V) : fallback;
+}
+
+/**
+ * The notifications tab (product spec §3, §9; issue 21): what is e-mailed, in one form with one
+ * Save (how often notification summaries are sent, and how mentions are), then Web Push.
+ */
 export function NotificationsPanel({ me }: { me: Me }) {
   const { t } = useTranslation();
-  const current = me.data.notification_emails;
-  const initial = (NOTIFICATION_EMAIL_FREQUENCIES as readonly string[]).includes(current ?? '')
-    ? (current as NotificationEmailFrequency)
-    : 'none';
+  const { pending, save } = useSaveMe(me.id);
+  const [frequency, setFrequency] = useState(
+    choiceOf(NOTIFICATION_EMAIL_FREQUENCIES, me.data.notification_emails, 'none'),
+  );
+  const [mentions, setMentions] = useState(choiceOf(MENTION_EMAIL_CHOICES, me.data.mention_emails, 'with_others'));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void save({ data: { notification_emails: frequency, mention_emails: mentions } });
+  };
+
   return (
     <>
-      <ChoiceForm
-        me={me}
-        kind="radios"
-        legend={t('settings.notifications_legend')}
-        hint={t('settings.notifications_hint')}
-        options={NOTIFICATION_EMAIL_FREQUENCIES.map((value) => ({ value, label: t(`settings.frequency_${value}`) }))}
-        initial={initial}
-        changes={(notification_emails) => ({ data: { notification_emails } })}
-      />
+      <form className={ui.form} onSubmit={submit}>
+        <RadioChoices
+          legend={t('settings.notifications_legend')}
+          hint={t('settings.notifications_hint')}
+          options={NOTIFICATION_EMAIL_FREQUENCIES.map((value) => ({ value, label: t(`settings.frequency_${value}`) }))}
+          value={frequency}
+          onChange={setFrequency}
+        />
+        <RadioChoices
+          legend={t('mentions.emails_legend')}
+          hint={t('mentions.emails_hint')}
+          options={MENTION_EMAIL_CHOICES.map((value) => ({ value, label: t(`mentions.emails_${value}`) }))}
+          value={mentions}
+          onChange={setMentions}
+        />
+        <div>
+          <button className={ui.button} type="submit" disabled={pending}>
+            {t('settings.save')}
+          </button>
+        </div>
+      </form>
       <PushSettings me={me} />
     </>
   );
