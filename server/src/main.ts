@@ -6,6 +6,7 @@ import { scheduleDigests } from './features/digests/service.js';
 import { startMailListener, type MailListener } from './features/mail-replies/listener.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
+import { NewerDatabaseError } from './db/migrate.js';
 import { closeContext, createContext, createLogger } from './setup.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
@@ -62,7 +63,18 @@ async function main(): Promise<void> {
         : 'single-process mode (PostgreSQL without REDIS_URL): a second server on the same data refuses to start',
     );
   }
-  const ctx = await createContext(config, { log });
+  let ctx: Awaited<ReturnType<typeof createContext>>;
+  try {
+    ctx = await createContext(config, { log });
+  } catch (error) {
+    // A database of a newer Kith: say so plainly (not a stack) and leave it as it is.
+    if (error instanceof NewerDatabaseError) {
+      process.stderr.write(`Kith cannot start: ${error.message}\n`);
+      await lock?.release();
+      process.exit(1);
+    }
+    throw error;
+  }
   const web = role !== 'worker';
   const worker = role !== 'web';
   const app = web ? await buildApp(ctx) : null;
