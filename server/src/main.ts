@@ -8,6 +8,7 @@ import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
 import { NewerDatabaseError } from './db/migrate.js';
 import { closeContext, createContext, createLogger } from './setup.js';
+import { buildMetricsApp } from './features/metrics/routes.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -78,6 +79,8 @@ async function main(): Promise<void> {
   const web = role !== 'worker';
   const worker = role !== 'web';
   const app = web ? await buildApp(ctx) : null;
+  // A worker serves no API; with METRICS_TOKEN it still answers its own metrics on PORT.
+  const metricsApp = !web && ctx.metrics !== null ? await buildMetricsApp(ctx) : null;
   // Scheduled work and background jobs run in the worker processes (and in `all`).
   const stopHousekeeping = worker ? scheduleHousekeeping(ctx) : () => undefined;
   const stopDigests = worker ? scheduleDigests(ctx) : () => undefined;
@@ -109,7 +112,7 @@ async function main(): Promise<void> {
     // Drains: no new requests (fastify answers 503 while closing), open streams told to come back
     // at once (to another process behind the balancer), running jobs stopped (ffmpeg killed) and
     // handed back to the queue for another worker or the next start.
-    Promise.all([app?.close(), ctx.jobs.stop(), mailListener?.close()])
+    Promise.all([app?.close(), metricsApp?.close(), ctx.jobs.stop(), mailListener?.close()])
       .then(() => closeContext(ctx))
       .then(() => lock?.release())
       .then(() => {
@@ -129,7 +132,8 @@ async function main(): Promise<void> {
     const keepAlive = setInterval(() => undefined, 60 * 60_000);
     process.once('SIGTERM', () => clearInterval(keepAlive));
     process.once('SIGINT', () => clearInterval(keepAlive));
-    log.info({ database: config.database.kind, role }, 'Kith worker is running');
+    if (metricsApp !== null) await metricsApp.listen({ port: config.port, host: config.host });
+    log.info({ database: config.database.kind, role, metrics: metricsApp !== null }, 'Kith worker is running');
     return;
   }
   await app.listen({ port: config.port, host: config.host });

@@ -4,6 +4,7 @@ import { expectError } from '../../../test/expect.js';
 import { buildGroup, buildUser } from '../../../test/factories.js';
 import { useTestApp } from '../../../test/harness.js';
 import { serve } from '../../../test/sse.js';
+import { buildMetricsApp } from './routes.js';
 
 const TOKEN = 'metrics-token-metrics-token-metrics-token-0123';
 const SOME_ID = '0c8a7b4e-5d3f-4a1b-9c2d-3e4f5a6b7c8d';
@@ -147,6 +148,20 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(valueOf(after.samples, 'kith_jobs_given_up_total', { job: 'send-mail' })).toBe(was + 1);
     expect(valueOf(after.samples, 'kith_jobs', { job: 'send-mail', state: 'failed' })).toBe(1);
     expect(valueOf(after.samples, 'kith_mail_queue', { state: 'failed' })).toBe(1);
+  });
+
+  it('serves a worker process its metrics alone (no API) with the same token rule', async () => {
+    const worker = await buildMetricsApp(test.t.ctx);
+    try {
+      const root = new ApiClient(worker, '');
+      expectError(await root.get('/metrics'), 401, 'auth_required');
+      const res = await root.get('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      expect(valueOf(parseExposition(res.text), 'kith_live_streams')).toBe(0);
+      expectError(await root.get('/api/me'), 404, 'not_found');
+    } finally {
+      await worker.close();
+    }
   });
 
   it('follows the live streams as they open and close', async () => {

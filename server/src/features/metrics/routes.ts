@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { registerErrorHandler } from '../../http/errors.js';
 import { ApiError, notFound } from '../../lib/errors.js';
 import { safeEqual, sha256 } from '../../lib/secrets.js';
 import { registerScrapeGauges } from './service.js';
@@ -17,7 +18,7 @@ function carriesToken(header: string | undefined, token: string): boolean {
 }
 
 /**
- * GET <BASE_PATH>/metrics (docs/api/metrics.md): this process's metrics in the Prometheus text
+ * GET <BASE_PATH>/metrics (docs/api §3.7): this process's metrics in the Prometheus text
  * format, for a scraper holding `METRICS_TOKEN`. Off (404, as any unknown path) without the token
  * set; 401 without the right `Authorization: Bearer …`. Not part of the member API: it is absent
  * from the endpoint table and the OpenAPI document.
@@ -42,4 +43,23 @@ export function metricsRoutes(app: FastifyInstance, ctx: AppContext): void {
     const { text, contentType } = await metrics.exposition();
     return reply.header('Cache-Control', 'no-store').type(contentType).send(text);
   });
+}
+
+/**
+ * The HTTP server of a `--role worker` process when metrics are on: it serves no API, only
+ * `<BASE_PATH>/metrics` on PORT, so its job failures can be scraped like the web processes' numbers.
+ */
+export async function buildMetricsApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: true,
+  });
+  registerErrorHandler(app);
+  metricsRoutes(app, ctx);
+  app.setNotFoundHandler(() => {
+    throw notFound();
+  });
+  await app.ready();
+  return app;
 }

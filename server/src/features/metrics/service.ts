@@ -53,6 +53,8 @@ async function sqliteSize(file: string): Promise<number> {
  * job and mail gauges are left empty), and the rest of the scrape is still served.
  */
 export function registerScrapeGauges(ctx: AppContext, metrics: Metrics): void {
+  // Once per registry, however many apps serve it.
+  if (metrics.registry.getSingleMetric('kith_live_streams') !== undefined) return;
   const registers = [metrics.registry];
   const { config, db, log, clock } = ctx;
 
