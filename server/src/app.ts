@@ -13,6 +13,7 @@ import { eventRoutes } from './features/live/stream.js';
 import { messageRoutes } from './features/messages/routes.js';
 import { groupRoutes } from './features/groups/routes.js';
 import { healthRoutes } from './features/health/routes.js';
+import { metricsPath, metricsRoutes } from './features/metrics/routes.js';
 import { infoRoutes } from './features/info/routes.js';
 import { notificationRoutes } from './features/notifications/routes.js';
 import { searchRoutes } from './features/search/routes.js';
@@ -179,15 +180,22 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // One line per request, without headers or secrets in the URL; the probes a load balancer sends
-  // every few seconds only at debug level.
+  // every few seconds, and the scrapes of the metrics, only at debug level. Scrapes are not counted
+  // in the request metrics either: they are not the members' traffic.
   const probePath = `${apiPrefix}/health`;
+  const scrapePath = metricsPath(config.basePath);
   app.addHook('onResponse', async (request, reply) => {
     // While closing, a connection left idle goes at once, also one whose answer began before the
     // closing did and so went out without `Connection: close` (server.close() only closed those
     // idle at that moment): the process exits without waiting for a balancer to send a request
     // over it, and a balancer never gets to.
     if (closing) app.server.closeIdleConnections();
-    const probe = request.url === probePath || request.url.startsWith(`${probePath}/`);
+    const path = request.url.split('?', 1)[0] ?? '';
+    const scrape = path === scrapePath || path === `${scrapePath}/`;
+    const probe = scrape || request.url === probePath || request.url.startsWith(`${probePath}/`);
+    // By the route's pattern (`/api/messages/:id`), never the URL, which holds ids and keys.
+    if (!scrape)
+      ctx.metrics?.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
     request.log[probe && reply.statusCode < 500 ? 'debug' : 'info'](
       {
         method: request.method,
@@ -229,6 +237,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     { prefix: apiPrefix },
   );
   await fileBytesRoutes(app, ctx);
+  metricsRoutes(app, ctx);
   if (config.apiDocs) await registerApiDocs(app, apiPrefix);
 
   const indexHtml = await registerWebClient(app, config);

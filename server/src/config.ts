@@ -96,6 +96,11 @@ export interface Config {
   /** `API_DOCS`: serve `/api/openapi.json` and the `/api/docs` page (default true). */
   apiDocs: boolean;
   /**
+   * `METRICS_TOKEN`: the bearer token a Prometheus scraper sends to `GET <BASE_PATH>/metrics`, or null
+   * (the default): the endpoint then answers 404 and no metric is kept.
+   */
+  metricsToken: string | null;
+  /**
    * `LINK_PREVIEWS`: fetch previews of links posted in messages from the web (default true). When
    * false, `GET /api/links/by_url` answers 403 and messages show no link cards: nothing is fetched.
    */
@@ -333,6 +338,12 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const publicLinks = bool('PUBLIC_LINKS', true);
   const reactions = bool('REACTIONS_ENABLED', true);
   const apiDocs = bool('API_DOCS', true);
+  // A scraper's credential: long enough not to be guessed, and only characters a header carries as is.
+  const metricsToken = read('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{32,256}$/.test(metricsToken))
+    problems.push(
+      'METRICS_TOKEN must be 32 to 256 visible ASCII characters without spaces (e.g. openssl rand -hex 32)',
+    );
   const linkPreviews = bool('LINK_PREVIEWS', true);
   const linkPreviewAllowLoopback = bool('LINK_PREVIEW_ALLOW_LOOPBACK', false);
   const push = readPush(read, bool, problems, publicUrl, read('MAIL_FROM'));
@@ -374,6 +385,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     logLevel,
     webDist,
     apiDocs,
+    metricsToken,
     linkPreviews,
     linkPreviewAllowLoopback,
     push,

@@ -175,6 +175,16 @@ it('reads JOB_LEASE_SECONDS, from 5 s to a day', () => {
   ]);
 });
 
+it('reads METRICS_TOKEN: off when empty, a long token without spaces when set', () => {
+  expect(load().metricsToken).toBeNull();
+  expect(load({ METRICS_TOKEN: '  ' }).metricsToken).toBeNull();
+  const token = 'a'.repeat(32);
+  expect(load({ METRICS_TOKEN: token }).metricsToken).toBe(token);
+  const problem = 'METRICS_TOKEN must be 32 to 256 visible ASCII characters without spaces (e.g. openssl rand -hex 32)';
+  expect(problemsOf({ METRICS_TOKEN: 'short' })).toEqual([problem]);
+  expect(problemsOf({ METRICS_TOKEN: `${token} ${token}` })).toEqual([problem]);
+});
+
 describe('loadConfig S3', () => {
   const S3 = {
     S3_ENDPOINT: 'http://minio:9000',

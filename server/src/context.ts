@@ -10,6 +10,7 @@ import type { SearchIndex } from './search/search-index.js';
 import type { FileStore } from './storage/file-store.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import type { Redis } from 'ioredis';
+import type { Metrics } from './lib/metrics.js';
 
 /**
  * What every service gets: the swappable parts chosen once at start-up. Tests build their own
@@ -30,4 +31,6 @@ export interface AppContext {
   jobs: JobQueue;
   /** The store shared with other server processes (`REDIS_URL`), or null in one-process mode. */
   redis: Redis | null;
+  /** This process's Prometheus metrics (`METRICS_TOKEN`), or null when they are off. */
+  metrics: Metrics | null;
 }

@@ -6,7 +6,9 @@ import { scheduleDigests } from './features/digests/service.js';
 import { startMailListener, type MailListener } from './features/mail-replies/listener.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
+import { NewerDatabaseError } from './db/migrate.js';
 import { closeContext, createContext, createLogger } from './setup.js';
+import { buildMetricsApp } from './features/metrics/routes.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -62,10 +64,23 @@ async function main(): Promise<void> {
         : 'single-process mode (PostgreSQL without REDIS_URL): a second server on the same data refuses to start',
     );
   }
-  const ctx = await createContext(config, { log });
+  let ctx: Awaited<ReturnType<typeof createContext>>;
+  try {
+    ctx = await createContext(config, { log });
+  } catch (error) {
+    // A database of a newer Kith: say so plainly (not a stack) and leave it as it is.
+    if (error instanceof NewerDatabaseError) {
+      process.stderr.write(`Kith cannot start: ${error.message}\n`);
+      await lock?.release();
+      process.exit(1);
+    }
+    throw error;
+  }
   const web = role !== 'worker';
   const worker = role !== 'web';
   const app = web ? await buildApp(ctx) : null;
+  // A worker serves no API; with METRICS_TOKEN it still answers its own metrics on PORT.
+  const metricsApp = !web && ctx.metrics !== null ? await buildMetricsApp(ctx) : null;
   // Scheduled work and background jobs run in the worker processes (and in `all`).
   const stopHousekeeping = worker ? scheduleHousekeeping(ctx) : () => undefined;
   const stopDigests = worker ? scheduleDigests(ctx) : () => undefined;
@@ -97,7 +112,7 @@ async function main(): Promise<void> {
     // Drains: no new requests (fastify answers 503 while closing), open streams told to come back
     // at once (to another process behind the balancer), running jobs stopped (ffmpeg killed) and
     // handed back to the queue for another worker or the next start.
-    Promise.all([app?.close(), ctx.jobs.stop(), mailListener?.close()])
+    Promise.all([app?.close(), metricsApp?.close(), ctx.jobs.stop(), mailListener?.close()])
       .then(() => closeContext(ctx))
       .then(() => lock?.release())
       .then(() => {
@@ -117,7 +132,8 @@ async function main(): Promise<void> {
     const keepAlive = setInterval(() => undefined, 60 * 60_000);
     process.once('SIGTERM', () => clearInterval(keepAlive));
     process.once('SIGINT', () => clearInterval(keepAlive));
-    log.info({ database: config.database.kind, role }, 'Kith worker is running');
+    if (metricsApp !== null) await metricsApp.listen({ port: config.port, host: config.host });
+    log.info({ database: config.database.kind, role, metrics: metricsApp !== null }, 'Kith worker is running');
     return;
   }
   await app.listen({ port: config.port, host: config.host });

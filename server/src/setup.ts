@@ -17,6 +17,8 @@ import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
 import { RedisEventBus } from './events/redis-event-bus.js';
 import { createJobQueue } from './jobs/create.js';
+import { countJobFailures } from './jobs/counted-job-queue.js';
+import { Metrics } from './lib/metrics.js';
 import { registerMediaHandlers } from './features/files/media-jobs.js';
 import { detectMediaTools } from './media/tools.js';
 import { createSearchIndex } from './search/create.js';
@@ -43,7 +45,14 @@ export async function createContext(
 ): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config);
   const db = overrides.db ?? openDatabase(config.database);
-  await Promise.all([migrateToLatest(db), detectMediaTools()]);
+  try {
+    await Promise.all([migrateToLatest(db), detectMediaTools()]);
+  } catch (error) {
+    // A database that cannot be migrated (one from a newer Kith, a failed migration) is let go,
+    // so a caller that reports the error and carries on (the CLI in tests) holds no connection.
+    if (overrides.db === undefined) await db.close().catch(() => undefined);
+    throw error;
+  }
   const clock = overrides.clock ?? systemClock;
   // Throttle counts and live events shared by every server process when REDIS_URL is set
   // (docs/scale-out.md).
@@ -54,6 +63,9 @@ export async function createContext(
     // Redis still away is not fatal (requests that need none work; the rest answer 503).
     await whenReady(redis, 2000).catch(() => log.warn('Redis does not answer yet: throttled requests will answer 503'));
   }
+  // Kept only when a scraper may read them (METRICS_TOKEN): otherwise nothing is counted.
+  const metrics = config.metricsToken === null ? null : new Metrics();
+  const jobs = createJobQueue({ config, db, clock, log });
   const ctx: AppContext = {
     config,
     db,
@@ -66,7 +78,8 @@ export async function createContext(
     search: createSearchIndex(db.dialect),
     events: redis === null ? new MemoryEventBus(clock) : new RedisEventBus(redis, { prefix, clock, log }),
     files: createFileStore(config),
-    jobs: createJobQueue({ config, db, clock, log }),
+    jobs: metrics === null ? jobs : countJobFailures(jobs, metrics),
+    metrics,
   };
   registerMediaHandlers(ctx, ctx.jobs);
   registerMailHandler(ctx, ctx.jobs);

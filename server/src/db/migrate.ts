@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_messages.js';
@@ -45,19 +45,75 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_mail_replies': m0020,
 };
 
+/** The names of every migration this version knows, oldest first. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 const provider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
 
-/** Brings the schema up to date; safe to call at every start-up and from several processes. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({
+/**
+ * A database that a newer Kith has migrated: it names migrations this version does not know.
+ * Starting on it could misread or damage what the newer version wrote, so nothing is done.
+ */
+export class NewerDatabaseError extends Error {
+  override readonly name = 'NewerDatabaseError';
+  constructor(readonly unknownMigrations: readonly string[]) {
+    super(
+      `This database was upgraded by a newer version of Kith (it has migration${unknownMigrations.length === 1 ? '' : 's'} ` +
+        `${unknownMigrations.join(', ')}, which this version does not know). Run that newer version, or restore ` +
+        'the backup taken before the upgrade to go back (docs/operations.md, "Upgrades"). The database was left untouched.',
+    );
+  }
+}
+
+function migrator(db: Db): Migrator {
+  return new Migrator({
     db: db.kysely,
     provider,
     migrationTableName: 'kith_migrations',
     migrationLockTableName: 'kith_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** The migrations recorded in the database (none on a new one), read without changing anything. */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  const exists =
+    db.dialect === 'sqlite'
+      ? await sql<{ found: number }>`
+          select 1 as found from sqlite_master where type = 'table' and name = 'kith_migrations'`.execute(db.kysely)
+      : await sql<{ found: number }>`
+          select 1 as found where to_regclass('kith_migrations') is not null`.execute(db.kysely);
+  if (exists.rows.length === 0) return [];
+  const { rows } = await sql<{ name: string }>`select name from kith_migrations order by name`.execute(db.kysely);
+  return rows.map((row) => row.name);
+}
+
+/** Refuses a database from a newer Kith before anything is written to it (`NewerDatabaseError`). */
+export async function assertNotNewer(db: Db): Promise<void> {
+  const known = new Set(MIGRATION_NAMES);
+  const unknown = (await appliedMigrations(db)).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new NewerDatabaseError(unknown);
+}
+
+/**
+ * Brings the schema up to date; safe to call at every start-up and from several processes. Any
+ * earlier release's database is upgraded in one go, each missing migration in order; a database
+ * from a newer release is refused untouched (`NewerDatabaseError`).
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  await assertNotNewer(db);
+  return report(await migrator(db).migrateToLatest());
+}
+
+/** Migrates up to and including `name` only: the upgrade tests build each earlier release's schema so. */
+export async function migrateTo(db: Db, name: string): Promise<string[]> {
+  if (!MIGRATION_NAMES.includes(name)) throw new Error(`Unknown migration ${name}`);
+  await assertNotNewer(db);
+  return report(await migrator(db).migrateTo(name));
+}
+
+function report({ error, results }: Awaited<ReturnType<Migrator['migrateToLatest']>>): string[] {
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(

@@ -20,9 +20,10 @@ describe('the endpoint table (common/src/api/endpoints.ts) and the registered ro
   const test = useTestApp();
 
   it('are the same, both ways', () => {
-    // HEAD routes are Fastify's own copies of the GETs; the docs routes document the table itself.
+    // HEAD routes are Fastify's own copies of the GETs; the docs routes document the table itself;
+    // /metrics is the operator's scraper's, outside the member API (docs/api §3.7).
     const registered = test.t.app.registeredRoutes
-      .filter((r) => r.method !== 'HEAD' && !/^\/api\/(openapi\.json|docs)/.test(r.url))
+      .filter((r) => r.method !== 'HEAD' && !/^\/api\/(openapi\.json|docs)/.test(r.url) && r.url !== '/metrics')
       .map((r) => `${r.method} ${r.url}`)
       .sort();
     const declared = table.map(([key]) => {
