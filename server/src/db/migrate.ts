@@ -49,15 +49,35 @@ const provider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
 
-/** Brings the schema up to date; safe to call at every start-up and from several processes. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({
+function migrator(db: Db): Migrator {
+  return new Migrator({
     db: db.kysely,
     provider,
     migrationTableName: 'kith_migrations',
     migrationLockTableName: 'kith_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** The name of the last migration, for the schema a backup records (`maintenance/backup`). */
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).at(-1) ?? '';
+
+/** Whether `name` is one of this version's migrations. */
+export function isKnownMigration(name: string): boolean {
+  return Object.hasOwn(MIGRATIONS, name);
+}
+
+/** Brings the schema up to `name` and no further (a restore of a backup taken at that migration). */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const { error, results } = await migrator(db).migrateTo(name);
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Database migration ${failed} failed`, { cause: error });
+  }
+}
+
+/** Brings the schema up to date; safe to call at every start-up and from several processes. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const { error, results } = await migrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(
