@@ -157,6 +157,7 @@ describe('backups and restores', { timeout: 90_000 }, () => {
     }
     expect(report.state, report.verification.problems.join('\n')).toBe('verified');
     expect(report.method).toBe(TEST_DIALECT === 'sqlite' ? 'vacuum-into' : 'pg_dump');
+    expect(report.files.missing).toEqual([]);
     expect(snapshotAt).toBeGreaterThanOrEqual(2 * WRITERS);
     const before = acknowledged.slice(0, snapshotAt);
 
@@ -340,6 +341,7 @@ describe('backups and restores', { timeout: 90_000 }, () => {
   it('takes the scheduled backup once per due slot and keeps only BACKUP_KEEP', async () => {
     const root = tempDir('kith-backups-');
     const clock = new TestClock(Date.parse('2026-01-10T02:00:00Z'));
+    const settings = { dir: root, schedule: { kind: 'daily', hour: 3, minute: 0 } as const, keep: 2 };
     const ctx: AppContext = {
       ...source.ctx,
       clock,
@@ -348,11 +350,18 @@ describe('backups and restores', { timeout: 90_000 }, () => {
         ...source.ctx.config,
         timeZone: 'UTC',
         redisPrefix: `${source.ctx.config.redisPrefix}.schedule`,
-        backup: { dir: root, schedule: { kind: 'daily', hour: 3, minute: 0 }, keep: 2 },
+        backup: settings,
       },
     };
     // Yesterday's 03:00 has no backup: due at once.
     const first = await runBackupSchedule(ctx);
+    // Another process of a scale-out instance, with a folder of its own, finds the slot taken.
+    const elsewhere = tempDir('kith-backups-');
+    const other: AppContext = { ...ctx, config: { ...ctx.config, backup: { ...settings, dir: elsewhere } } };
+    if (ctx.redis !== null) {
+      expect(await runBackupSchedule(other)).toBeNull();
+      expect(await listBackups(elsewhere)).toEqual([]);
+    }
     expect(first?.report.state).toBe('verified');
     expect(first?.report.name).toBe('kith-backup-2026-01-10T02-00-00-000Z');
     clock.set(Date.parse('2026-01-10T02:59:00Z'));

@@ -79,7 +79,7 @@ export interface BackupReport {
   methodNote?: string;
   schemaMigration: string | null;
   tables: Record<string, number>;
-  files: { source: 'local' | 's3'; count: number; bytes: number; copied: number; linked: number };
+  files: { source: 'local' | 's3'; count: number; bytes: number; copied: number; linked: number; missing: string[] };
   secretKey: boolean;
   verification: { ok: boolean; problems: string[] };
   seconds: number;
@@ -270,7 +270,14 @@ function reportOf(folder: string, manifest: BackupManifest, seconds: number, met
     ...(methodNote === undefined ? {} : { methodNote }),
     schemaMigration: manifest.schemaMigration,
     tables: manifest.database.tables,
-    files: { source: files.source, count: files.count, bytes: files.bytes, copied: files.copied, linked: files.linked },
+    files: {
+      source: files.source,
+      count: files.count,
+      bytes: files.bytes,
+      copied: files.copied,
+      linked: files.linked,
+      missing: files.missing,
+    },
     secretKey: manifest.secretKey !== null,
     verification: manifest.verification,
     seconds,
@@ -288,13 +295,17 @@ export async function createBackup(config: Config, options: BackupOptions): Prom
   await mkdir(options.dir, { recursive: true });
   const name = folderName(now);
   const working = path.join(options.dir, `${name}.incomplete`);
-  await mkdir(path.join(working, DATABASE_DIR), { recursive: true });
+  // Not recursive: a folder of that name already there (two backups in the same millisecond) is an
+  // error, not a folder to share. Private: it holds the whole database and possibly secret.key.
+  await mkdir(working, { mode: 0o700 });
+  await mkdir(path.join(working, DATABASE_DIR));
   const previous = await previousBackup(options.dir);
 
   let method: BackupManifest['method'];
   let methodNote: string | undefined;
   let tables: Record<string, number>;
   let migration: string | null;
+  let referenced: string[];
   if (config.database.kind === 'sqlite') {
     if (config.database.file === ':memory:') throw new Error('An in-memory database cannot be backed up');
     if (!(await exists(config.database.file)))
@@ -302,10 +313,11 @@ export async function createBackup(config: Config, options: BackupOptions): Prom
     const copy = path.join(working, DATABASE_DIR, SQLITE_FILE);
     options.onSnapshot?.();
     await snapshotSqlite(config.database.file, copy);
-    const counted = await checkSqlite(copy);
+    const counted = await checkSqlite(copy, true);
     method = 'vacuum-into';
     tables = counted.tables;
     migration = counted.migration;
+    referenced = counted.keys;
   } else {
     const client = await connect(config.database.url);
     try {
@@ -331,6 +343,7 @@ export async function createBackup(config: Config, options: BackupOptions): Prom
       method = chosen;
       tables = snapshot.tables;
       migration = snapshot.migration;
+      referenced = snapshot.keys;
     } finally {
       await client.end();
     }
@@ -344,6 +357,10 @@ export async function createBackup(config: Config, options: BackupOptions): Prom
   const bucket = config.s3 === null ? null : new S3FileStore(config.s3);
   const sources = bucket === null ? await localFiles(path.join(config.dataDir, 'files')) : await bucketFiles(bucket);
   const store = await copyStore(sources, working, previous);
+  // Files the snapshot names that were gone when the files were copied: a media conversion that
+  // replaced its upload meanwhile, or a deletion. Reported, not fatal: the rest is still good.
+  const copiedKeys = new Set(store.list.map((entry) => entry.key));
+  const missing = referenced.filter((key) => !copiedKeys.has(key)).sort();
 
   // The generated secret (SECRET_KEY unset) is part of the data: API keys and push keys are sealed with it.
   let secretKey: BackupManifest['secretKey'] = null;
@@ -372,6 +389,7 @@ export async function createBackup(config: Config, options: BackupOptions): Prom
       bytes: store.list.reduce((sum, entry) => sum + entry.size, 0),
       copied: store.copied,
       linked: store.linked,
+      missing,
       list: store.list,
     },
     secretKey,

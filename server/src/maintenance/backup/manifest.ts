@@ -54,6 +54,8 @@ export interface BackupManifest {
     /** Copied by this backup; the others are hard links to the previous backup's copy. */
     copied: number;
     linked: number;
+    /** Keys the database copy names that were no longer in the store when the files were copied. */
+    missing: string[];
     list: FileEntry[];
   };
   /** DATA_DIR/secret.key copied as `secret.key` (its checksum), or null when SECRET_KEY came from the environment. */

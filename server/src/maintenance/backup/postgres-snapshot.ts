@@ -101,6 +101,8 @@ async function runTool(tool: string, args: string[], env: NodeJS.ProcessEnv): Pr
 export interface PostgresSnapshot {
   tables: Record<string, number>;
   migration: string | null;
+  /** The file store keys the snapshot's `files` table names. */
+  keys: string[];
 }
 
 /**
@@ -123,6 +125,10 @@ export async function snapshotPostgres(
     const snapshotId = rows[0]?.id ?? '';
     const tables = await countTables(client);
     const migration = await lastMigration(client);
+    const keys =
+      tables.files === undefined
+        ? []
+        : (await client.query<{ k: string }>('select storage_key as k from files')).rows.map((row) => row.k);
     if (method === 'pg_dump') {
       const { dbname, env } = toolConnection(url);
       await runTool(
@@ -140,7 +146,7 @@ export async function snapshotPostgres(
     } else {
       for (const table of Object.keys(tables)) await exportTable(client, table, out.exportFile(table));
     }
-    return { tables, migration };
+    return { tables, migration, keys };
   } finally {
     await client.query('rollback');
   }

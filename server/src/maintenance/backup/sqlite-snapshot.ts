@@ -38,7 +38,9 @@ try {
       parentPort.postMessage({ ok: true });
     } else {
       const problems = db.pragma('integrity_check').map((row) => row.integrity_check).filter((text) => text !== 'ok');
-      parentPort.postMessage({ ok: true, integrity: problems, tables: counts(db), migration: lastMigration(db) });
+      const tables = counts(db);
+      const keys = workerData.keys && tables.files !== undefined ? db.prepare('select storage_key from files').pluck().all() : [];
+      parentPort.postMessage({ ok: true, integrity: problems, tables, migration: lastMigration(db), keys });
     }
   } finally {
     db.close();
@@ -54,6 +56,7 @@ interface WorkerAnswer {
   integrity?: string[];
   tables?: Record<string, number>;
   migration?: string | null;
+  keys?: string[];
 }
 
 function runWorker(data: Record<string, unknown>): Promise<WorkerAnswer> {
@@ -87,8 +90,16 @@ export interface SqliteCheck {
   migration: string | null;
 }
 
-/** Runs `PRAGMA integrity_check` on `file` and counts the rows of its tables, off the event loop. */
-export async function checkSqlite(file: string): Promise<SqliteCheck> {
-  const answer = await runWorker({ op: 'check', file });
-  return { integrity: answer.integrity ?? [], tables: answer.tables ?? {}, migration: answer.migration ?? null };
+/**
+ * Runs `PRAGMA integrity_check` on `file` and counts the rows of its tables, off the event loop;
+ * with `storageKeys`, also lists the file store keys its `files` table names.
+ */
+export async function checkSqlite(file: string, storageKeys = false): Promise<SqliteCheck & { keys: string[] }> {
+  const answer = await runWorker({ op: 'check', file, keys: storageKeys });
+  return {
+    integrity: answer.integrity ?? [],
+    tables: answer.tables ?? {},
+    migration: answer.migration ?? null,
+    keys: answer.keys ?? [],
+  };
 }
