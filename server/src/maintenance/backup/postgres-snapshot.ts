@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -27,11 +27,13 @@ function toolConnection(url: string): { dbname: string; env: NodeJS.ProcessEnv }
 }
 
 /** The major version of a pg tool on PATH (`pg_dump`, `pg_restore`), or null when absent or broken. */
-export function toolMajor(tool: string): number | null {
-  const run = spawnSync(tool, ['--version'], { encoding: 'utf8' });
-  if (run.status !== 0) return null;
-  const match = /\(PostgreSQL\)\s+(\d+)/.exec(run.stdout);
-  return match === null ? null : Number(match[1]);
+export function toolMajor(tool: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    execFile(tool, ['--version'], { encoding: 'utf8', timeout: 10_000 }, (error, stdout) => {
+      const match = error === null ? /\(PostgreSQL\)\s+(\d+)/.exec(stdout) : null;
+      resolve(match === null ? null : Number(match[1]));
+    });
+  });
 }
 
 /**
@@ -42,8 +44,7 @@ export function toolMajor(tool: string): number | null {
 export async function choosePostgresMethod(client: pg.Client): Promise<{ method: PostgresMethod; why: string | null }> {
   const { rows } = await client.query<{ v: string }>('show server_version_num');
   const server = Math.floor(Number(rows[0]?.v ?? 0) / 10000);
-  const dump = toolMajor('pg_dump');
-  const restore = toolMajor('pg_restore');
+  const [dump, restore] = await Promise.all([toolMajor('pg_dump'), toolMajor('pg_restore')]);
   if (dump === null || restore === null) return { method: 'export', why: 'pg_dump or pg_restore is not on PATH' };
   if (dump < server || restore < server) {
     return { method: 'export', why: `pg_dump ${dump} is older than the server (${server})` };
