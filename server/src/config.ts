@@ -115,6 +115,24 @@ export interface Config {
   push: PushConfig;
   /** Reply by e-mail (issue 21, docs/mail-replies.md): null when `REPLY_EMAIL` is unset. */
   mailReplies: MailRepliesConfig | null;
+  /** Scheduled backups (issue 22, docs/operations.md): null when `BACKUP_DIR` is unset. */
+  backup: BackupConfig | null;
+}
+
+/** When scheduled backups run (`BACKUP_SCHEDULE`). */
+export type BackupSchedule = { kind: 'daily'; hour: number; minute: number } | { kind: 'interval'; hours: number };
+
+/** Scheduled backups (`Config.backup`). */
+export interface BackupConfig {
+  /** `BACKUP_DIR`: the folder backups are written to (one sub-folder each), also `backup`'s default. */
+  dir: string;
+  /**
+   * `BACKUP_SCHEDULE`: `HH:MM`, every day at that time of `TIME_ZONE` (default `03:00`), or `<N>h`,
+   * every N hours (1 to 168, counted from midnight UTC).
+   */
+  schedule: BackupSchedule;
+  /** `BACKUP_KEEP`: how many verified backups to keep (default 7); older ones are deleted, never the newest. */
+  keep: number;
 }
 
 /** Web Push settings (`Config.push`). */
@@ -348,6 +366,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
   const linkPreviewAllowLoopback = bool('LINK_PREVIEW_ALLOW_LOOPBACK', false);
   const push = readPush(read, bool, problems, publicUrl, read('MAIL_FROM'));
   const mailReplies = readMailReplies(read, int, problems);
+  const backup = readBackup(read, int, problems, repoRoot);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -390,7 +409,34 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     linkPreviewAllowLoopback,
     push,
     mailReplies,
+    backup,
   };
+}
+
+/** Scheduled backups, or null when `BACKUP_DIR` is absent (the other variables are then not checked). */
+function readBackup(
+  read: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+  repoRoot: string,
+): BackupConfig | null {
+  const dir = read('BACKUP_DIR');
+  if (dir === undefined) return null;
+  const keep = int('BACKUP_KEEP', 7, 1, 1000);
+  const text = read('BACKUP_SCHEDULE') ?? '03:00';
+  let schedule: BackupSchedule = { kind: 'daily', hour: 3, minute: 0 };
+  const daily = /^(\d{1,2}):(\d{2})$/.exec(text);
+  const interval = /^(\d{1,3})h$/.exec(text);
+  if (daily !== null && Number(daily[1]) < 24 && Number(daily[2]) < 60) {
+    schedule = { kind: 'daily', hour: Number(daily[1]), minute: Number(daily[2]) };
+  } else if (interval !== null && Number(interval[1]) >= 1 && Number(interval[1]) <= 168) {
+    schedule = { kind: 'interval', hours: Number(interval[1]) };
+  } else {
+    problems.push(
+      `BACKUP_SCHEDULE must be a time of day such as 03:00 (daily) or a number of hours such as 6h (1h to 168h) (got "${text}")`,
+    );
+  }
+  return { dir: path.resolve(repoRoot, dir), schedule, keep };
 }
 
 /**

@@ -405,3 +405,38 @@ describe('reply by e-mail settings (issue 21)', () => {
     ]);
   });
 });
+
+describe('backup settings (issue 22)', () => {
+  it('is off without BACKUP_DIR, whatever the other variables say', () => {
+    expect(load().backup).toBeNull();
+    expect(load({ BACKUP_SCHEDULE: 'often', BACKUP_KEEP: '0' }).backup).toBeNull();
+  });
+
+  it('reads the folder, a daily time or a number of hours, and how many to keep', () => {
+    expect(load({ BACKUP_DIR: 'backups' }).backup).toEqual({
+      dir: path.join(repoRoot, 'backups'),
+      schedule: { kind: 'daily', hour: 3, minute: 0 },
+      keep: 7,
+    });
+    expect(load({ BACKUP_DIR: '/srv/b', BACKUP_SCHEDULE: '23:45', BACKUP_KEEP: '30' }).backup).toEqual({
+      dir: '/srv/b',
+      schedule: { kind: 'daily', hour: 23, minute: 45 },
+      keep: 30,
+    });
+    expect(load({ BACKUP_DIR: '/srv/b', BACKUP_SCHEDULE: '6h' }).backup?.schedule).toEqual({
+      kind: 'interval',
+      hours: 6,
+    });
+  });
+
+  it('refuses a schedule or a count it cannot read, naming the variable', () => {
+    for (const schedule of ['24:00', '3', '7:5', '0h', '169h', 'daily']) {
+      expect(() => load({ BACKUP_DIR: '/srv/b', BACKUP_SCHEDULE: schedule }), schedule).toThrow(
+        /BACKUP_SCHEDULE must be a time of day such as 03:00 \(daily\) or a number of hours such as 6h/,
+      );
+    }
+    expect(() => load({ BACKUP_DIR: '/srv/b', BACKUP_KEEP: '0' })).toThrow(
+      /BACKUP_KEEP must be a whole number from 1 to 1000/,
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
+import { scheduleBackups } from './maintenance/backup/schedule.js';
 import { scheduleDigests } from './features/digests/service.js';
 import { startMailListener, type MailListener } from './features/mail-replies/listener.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
@@ -84,6 +85,8 @@ async function main(): Promise<void> {
   // Scheduled work and background jobs run in the worker processes (and in `all`).
   const stopHousekeeping = worker ? scheduleHousekeeping(ctx) : () => undefined;
   const stopDigests = worker ? scheduleDigests(ctx) : () => undefined;
+  // Off without BACKUP_DIR; in the scale-out mode one worker takes each slot.
+  const stopBackups = worker ? scheduleBackups(ctx) : () => undefined;
   if (worker) {
     const tools = mediaTools();
     const missing = Object.entries(tools)
@@ -109,6 +112,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 10_000).unref();
     stopHousekeeping();
     stopDigests();
+    stopBackups();
     // Drains: no new requests (fastify answers 503 while closing), open streams told to come back
     // at once (to another process behind the balancer), running jobs stopped (ffmpeg killed) and
     // handed back to the queue for another worker or the next start.

@@ -14,7 +14,9 @@ import { findUserByLogin } from '../features/users/queries.js';
 import { newId, parseId } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
 import { closeContext, createContext } from '../setup.js';
-import { CliError } from './cli-error.js';
+import { backupCommand, restoreCommand } from './backup.js';
+import { CliError, CliFailure } from './cli-error.js';
+import { parseOptions } from './options.js';
 import { migrateData } from './migrate-data.js';
 import { receiveMailCli } from './receive-mail.js';
 
@@ -37,29 +39,21 @@ Commands:
       into an empty PostgreSQL database and the S3 bucket of the S3_* settings, then verify the copy.
       The server must be stopped. Safe to run again after an interruption: it finishes the copy.
       Progress goes to stderr (docs/scale-out.md, "Moving an instance").
+  backup [--to DIR] [--method auto|pg_dump|export]
+      Back up the database and the files into a new folder of DIR (default BACKUP_DIR) while the
+      server runs, then verify it. Files unchanged since the previous backup in DIR are hard links
+      to its copy. PostgreSQL: pg_dump when usable (auto), else an export of every table (JSON lines).
+      Prints the report; exit code 1 when the backup failed its verification (folder *.failed).
+  restore BACKUP_FOLDER [--to DIR | --to postgres://…]
+      Verify a backup, then restore it into an EMPTY data folder (SQLite backup) or database
+      (PostgreSQL backup); default: DATA_DIR / DATABASE_URL. Files go to S3_BUCKET when set, else
+      to DIR/files. Refuses a non-empty target without changing it (docs/operations.md).
   receive-mail [--sender S] [--recipient R] < mail.eml
       Take in one reply to a notification e-mail (reply by e-mail, docs/mail-replies.md), for a mail
       server's pipe transport. Exit codes: 0 taken in (or refused with Kith's own bounce), 75 try
       again later, 78 reply by e-mail is off.
 
 Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
-
-/** Parses `--name value` pairs and bare `--flag`s. */
-function parseOptions(args: string[]): Map<string, string | true> {
-  const options = new Map<string, string | true>();
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] ?? '';
-    if (!arg.startsWith('--')) throw new CliError(`Unexpected argument "${arg}"`);
-    const next = args[i + 1];
-    if (next === undefined || next.startsWith('--')) {
-      options.set(arg.slice(2), true);
-    } else {
-      options.set(arg.slice(2), next);
-      i += 1;
-    }
-  }
-  return options;
-}
 
 function required(options: Map<string, string | true>, name: string): string {
   const value = options.get(name);
@@ -196,6 +190,7 @@ const STANDALONE_COMMANDS: Record<
   (config: Config, options: Map<string, string | true>, io: CliIo) => Promise<unknown>
 > = {
   'migrate-data': migrateDataCommand,
+  backup: backupCommand,
 };
 
 export interface CliIo {
@@ -218,6 +213,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   // A pipe transport's command, with the exit codes mail servers understand (not 0/1).
   if (command === 'receive-mail') return receiveMailCli(rest, { ...io, stdin: io.stdin ?? process.stdin });
+  if (command === 'restore') return restoreCommand(rest, io);
   const run = COMMANDS[command];
   const standalone = STANDALONE_COMMANDS[command];
   if (run === undefined && standalone === undefined) {
@@ -239,6 +235,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof CliFailure) io.stdout(`${JSON.stringify(error.output)}\n`);
     io.stderr(`kith ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {

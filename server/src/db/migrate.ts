@@ -76,6 +76,14 @@ function migrator(db: Db): Migrator {
   });
 }
 
+/** The name of the last migration, for the schema a backup records (`maintenance/backup`). */
+export const LATEST_MIGRATION = MIGRATION_NAMES.at(-1) ?? '';
+
+/** Whether `name` is one of this version's migrations. */
+export function isKnownMigration(name: string): boolean {
+  return MIGRATION_NAMES.includes(name);
+}
+
 /** The migrations recorded in the database (none on a new one), read without changing anything. */
 export async function appliedMigrations(db: Db): Promise<string[]> {
   const exists =
@@ -106,7 +114,10 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   return report(await migrator(db).migrateToLatest());
 }
 
-/** Migrates up to and including `name` only: the upgrade tests build each earlier release's schema so. */
+/**
+ * Migrates up to and including `name` only: the upgrade tests build each earlier release's schema
+ * so, and a restore brings a backup's data into the schema it was taken at.
+ */
 export async function migrateTo(db: Db, name: string): Promise<string[]> {
   if (!MIGRATION_NAMES.includes(name)) throw new Error(`Unknown migration ${name}`);
   await assertNotNewer(db);

@@ -217,6 +217,28 @@ export class S3FileStore implements FileStore {
     } while (token !== undefined);
   }
 
+  /**
+   * Every object of the bucket, in key order, a page of up to 1000 at a time (for backups, which
+   * copy the bucket's objects and skip those unchanged since the previous backup by their ETag).
+   */
+  async *list(): AsyncGenerator<{ key: string; size: number; etag: string }> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          MaxKeys: DELETE_BATCH,
+          ...(token === undefined ? {} : { ContinuationToken: token }),
+        }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined) continue;
+        yield { key: object.Key, size: object.Size ?? 0, etag: object.ETag ?? '' };
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+
   async ready(): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
