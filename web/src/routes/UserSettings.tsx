@@ -4,6 +4,7 @@ import type { Me } from '@kith/common';
 import { useMe } from '../api/queries';
 import { Dropdown } from '../components/Dropdown';
 import { Spinner } from '../components/Spinner';
+import { DataPanel } from '../features/exports/DataPanel';
 import { AccountPanel } from '../features/settings/AccountPanel';
 import {
   AppearancePanel,
@@ -25,6 +26,7 @@ const LABELS: Record<SettingsTab, string> = {
   appearance: 'settings.tab_appearance',
   'default-group': 'settings.tab_default_group',
   account: 'settings.tab_account',
+  data: 'settings.tab_data',
 };
 
 const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
@@ -39,6 +41,7 @@ const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
   appearance: AppearancePanel,
   'default-group': DefaultGroupPanel,
   account: AccountPanel,
+  data: DataPanel,
 };
 
 /**

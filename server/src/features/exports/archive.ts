@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { Readable, type PassThrough } from 'node:stream';
 import { fillLocalized, formatDate } from '@kith/common';
 import yazl from 'yazl';
 import type { Kysely } from 'kysely';

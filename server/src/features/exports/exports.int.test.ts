@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
+import type { ApiResponse } from '../../../test/client.js';
 import { expectError } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp } from '../../../test/harness.js';
@@ -47,8 +48,9 @@ async function storedBytes(read: () => NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-const json = (entries: Map<string, Buffer>, name: string): any =>
-  JSON.parse(entries.get(`kith-export/${name}`)?.toString('utf8') ?? 'null'); // eslint-disable-line @typescript-eslint/no-explicit-any -- archive JSON is read loosely
+/** A JSON entry of the archive, read loosely as the API client reads answers. */
+const json = (entries: Map<string, Buffer>, name: string): ApiResponse['body'] =>
+  JSON.parse(entries.get(`kith-export/${name}`)?.toString('utf8') ?? 'null');
 
 describe('member exports (docs/api §11.11)', () => {
   const h = useTestApp();
