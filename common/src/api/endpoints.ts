@@ -540,7 +540,7 @@ export const endpoints = table({
     errors: [400],
   },
 
-  // Exports (Kith addition, issue 22, docs/api §11.11)
+  // Exports (Kith addition, issue 22, docs/api §11.12)
   'GET /api/me/exports': {
     summary: 'The caller’s exports (building, ready with a download link, failed), newest first',
     tag: 'exports',

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * Exports (issue 22, docs/api §11.11): a member's zip of everything they wrote, built in the
- * background, downloaded while it lasts. The zip's own format is documented in docs/api §11.11.
+ * Exports (issue 22, docs/api §11.12): a member's zip of everything they wrote, built in the
+ * background, downloaded while it lasts. The zip's own format is documented in docs/api §11.12.
  */
 
 const Seconds = Type.Integer({ description: 'Unix time in seconds' });

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Exports (issue 22, part 3; docs/api §11.11).
+// Exports (issue 22, part 3; docs/api §11.12).
 //
 // exports: one row per export a member asked for. `state` is building, ready or failed; the zip
 // lives in the FileStore under `storage_key` (set once ready) until `expires_at`, when housekeeping

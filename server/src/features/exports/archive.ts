@@ -19,7 +19,7 @@ import {
 } from './queries.js';
 
 /**
- * The zip of an export (docs/api §11.11): `export.json` (what it is, who and which groups it
+ * The zip of an export (docs/api §11.12): `export.json` (what it is, who and which groups it
  * names, counts), `messages.json` (messages and comments, oldest first), `bookmarks.json` (a
  * member's export), `files/<id>.<ext>` (the stored bytes of every attached file) and `index.html`
  * (the same, browsable offline: escaped texts, no scripts, pictures from `files/`).

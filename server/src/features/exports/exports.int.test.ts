@@ -52,7 +52,7 @@ async function storedBytes(read: () => NodeJS.ReadableStream): Promise<Buffer> {
 const json = (entries: Map<string, Buffer>, name: string): ApiResponse['body'] =>
   JSON.parse(entries.get(`kith-export/${name}`)?.toString('utf8') ?? 'null');
 
-describe('member exports (docs/api §11.11)', () => {
+describe('member exports (docs/api §11.12)', () => {
   const h = useTestApp();
   let ana: BuiltUser;
   let ben: BuiltUser;
@@ -241,6 +241,22 @@ describe('member exports (docs/api §11.11)', () => {
     // And a new export may start.
     expect((await h.api.post('/me/exports', { key: ana.key })).status).toBe(202);
     await h.t.ctx.jobs.drain(['build-export']);
+  });
+
+  it('goes with the account: deleting it removes the zip', async () => {
+    const cleo = await buildUser(h.t.ctx, { name: 'Cleo' });
+    expect((await h.api.post('/me/exports', { key: cleo.key })).status).toBe(202);
+    await h.t.ctx.jobs.drain(['build-export']);
+    const row = await h.t.ctx.db.kysely
+      .selectFrom('exports')
+      .selectAll()
+      .where('user_id', '=', cleo.user.id)
+      .executeTakeFirstOrThrow();
+    expect(row.state).toBe('ready');
+    expect(await h.t.ctx.files.stat(row.storage_key ?? '')).not.toBeNull();
+    expect((await h.api.request('DELETE', `/users/${cleo.user.id}`, { key: cleo.key })).status).toBe(204);
+    expect(await h.t.ctx.files.stat(row.storage_key ?? '')).toBeNull();
+    expect(await h.t.ctx.db.kysely.selectFrom('exports').selectAll().where('id', '=', row.id).execute()).toEqual([]);
   });
 
   it('answers 401 to a visitor on every route', async () => {

@@ -11,7 +11,7 @@ export function exportSignedName(id: string): string {
 }
 
 /**
- * The Export object (docs/api §11.11). A ready one carries a download link that a browser can open
+ * The Export object (docs/api §11.12). A ready one carries a download link that a browser can open
  * without the key header, signed like file names (valid 12 to 24 hours, never past the export's expiry).
  */
 export function presentExport(signer: Pick<AppContext, 'config' | 'clock'>, row: ExportRow): ExportObject {

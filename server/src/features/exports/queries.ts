@@ -93,6 +93,17 @@ export async function deleteOldFailedExports(db: Q, before: number): Promise<num
   return Number(result.numDeletedRows);
 }
 
+/** The store keys of a user's exports that have a zip. */
+export async function exportKeysOfUser(db: Q, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('exports')
+    .select('storage_key')
+    .where('user_id', '=', userId)
+    .where('storage_key', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => (r.storage_key === null ? [] : [r.storage_key]));
+}
+
 /** Deletes export rows by id. */
 export async function deleteExports(db: Q, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { route } from '../../http/route.js';
 import { downloadName, listExports, openExportDownload, startExport } from './service.js';
 
-/** A member's exports of their own writing (docs/api §11.11). */
+/** A member's exports of their own writing (docs/api §11.12). */
 export function exportRoutes(app: FastifyInstance, ctx: AppContext): void {
   route(app, 'GET /api/me/exports', (_request, _reply, user) => listExports(ctx, user));
 

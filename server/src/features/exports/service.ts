@@ -21,6 +21,7 @@ import { exportSignedName, presentExport } from './presenter.js';
 import {
   deleteExports,
   deleteOldFailedExports,
+  exportKeysOfUser,
   findArchiveGroup,
   findExport,
   findExportOwner,
@@ -61,7 +62,7 @@ function nextAllowed(latest: ExportRow | undefined): number | null {
   return latest.created_at + EXPORT_LIMITS.intervalMs;
 }
 
-/** POST /api/me/exports: records the export and queues the job that builds it (docs/api §11.11). */
+/** POST /api/me/exports: records the export and queues the job that builds it (docs/api §11.12). */
 export async function startExport(ctx: AppContext, user: UserRow): Promise<ExportObject> {
   const now = ctx.clock.now();
   try {
@@ -203,6 +204,23 @@ export function registerExportHandler(ctx: AppContext, queue: JobQueue): void {
       publishCommitted(ctx, { type: 'export', userId: row.user_id, exportId });
     },
   });
+}
+
+/**
+ * For account deletion: the zips of a user's exports, read before the account goes (its rows then
+ * go with it by foreign key), to delete once the deletion has committed.
+ */
+export function exportZipsOf(ctx: AppContext, userId: string): Promise<string[]> {
+  return exportKeysOfUser(ctx.db.kysely, userId);
+}
+
+/** Deletes zips from the store (after account deletion); a failure is logged, never thrown. */
+export async function deleteExportZips(ctx: AppContext, keys: readonly string[]): Promise<void> {
+  for (const key of keys) {
+    await ctx.files
+      .delete(key)
+      .catch((error: unknown) => ctx.log.warn({ err: error, key }, 'deleting an export zip failed'));
+  }
 }
 
 /** How many expired exports one housekeeping run removes at most; the next run takes the rest. */
