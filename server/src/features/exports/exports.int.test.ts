@@ -259,6 +259,40 @@ describe('member exports (docs/api §11.12)', () => {
     expect(await h.t.ctx.db.kysely.selectFrom('exports').selectAll().where('id', '=', row.id).execute()).toEqual([]);
   });
 
+  it('fails when a file cannot be read: no zip is left, the owner is told and may try again', async () => {
+    const dora = await buildUser(h.t.ctx, { name: 'Dora' });
+    const own = await buildGroup(h.t.ctx, { members: [dora] });
+    const upload = await uploadFile(h.t, dora.key, await rotatedPhotoWithGps());
+    expect(upload.status, upload.text).toBe(201);
+    const posted = await h.api.post('/messages', {
+      key: dora.key,
+      body: { group: own.id, data: { text: 'A photo' }, files: [upload.body.id] },
+    });
+    expect(posted.status, posted.text).toBe(201);
+    const file = await h.t.ctx.db.kysely
+      .selectFrom('files')
+      .select('storage_key')
+      .where('id', '=', upload.body.id as string)
+      .executeTakeFirstOrThrow();
+    await h.t.ctx.files.delete(file.storage_key);
+    const started = await h.api.post('/me/exports', { key: dora.key });
+    expect(started.status).toBe(202);
+    // Each run fails; the retries come after a backoff on the test clock.
+    for (let run = 0; run < 5; run += 1) {
+      await h.t.ctx.jobs.drain(['build-export']);
+      h.t.clock.advance(HOUR);
+    }
+    const list = await h.api.get('/me/exports', { key: dora.key });
+    expect(list.body.exports).toEqual([
+      expect.objectContaining({ id: started.body.id, state: 'failed', downloadUrl: null, size: null }),
+    ]);
+    expect(list.body.nextAllowedAt).toBeNull();
+    expect(await h.t.ctx.files.stat(`exports/${started.body.id as string}.zip`)).toBeNull();
+    expect(events).toContainEqual({ type: 'export', userId: dora.user.id, exportId: started.body.id });
+    expect((await download(started.body.id as string, { key: dora.key })).statusCode).toBe(404);
+    expect((await h.api.post('/me/exports', { key: dora.key })).status).toBe(202);
+  });
+
   it('answers 401 to a visitor on every route', async () => {
     expectError(await h.api.get('/me/exports'), 401, 'auth_required');
     expectError(await h.api.post('/me/exports'), 401, 'auth_required');
