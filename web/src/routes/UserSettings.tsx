@@ -50,7 +50,7 @@ const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
  * Another user's id leads to one's own settings: nobody can change someone else's account.
  */
 export default function UserSettings() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { id } = useParams();
   const location = useLocation();
   const me = useMe();
@@ -59,10 +59,12 @@ export default function UserSettings() {
   const tabs = useRef<Partial<Record<SettingsTab, HTMLButtonElement | null>>>({});
 
   // On a phone the tabs are one scrolling row: the chosen one is brought into sight, also when the
-  // address names a tab at the far end.
+  // address names a tab at the far end, and again when the account's language replaces the first
+  // screen's (longer labels push the last tabs out of sight).
+  const language = i18n.language;
   useEffect(() => {
     tabs.current[tab]?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
-  }, [tab]);
+  }, [tab, language]);
 
   // AppLayout renders this screen only once the user is loaded.
   if (me.data === undefined) return <Spinner />;
