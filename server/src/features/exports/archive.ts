@@ -153,6 +153,7 @@ export async function writeArchive<T>(
   const counts: ArchiveCounts = { messages: 0, comments: 0, files: 0, bytesOfFiles: 0, bookmarks: 0 };
   const groupIds = new Set<string>();
   const authorIds = new Set<string>();
+  const filesAdded = new Set<string>();
   const root = 'kith-export/';
 
   /** A lazily read entry whose stream failing fails the whole archive (yazl would wait forever). */
@@ -182,6 +183,9 @@ export async function writeArchive<T>(
               groupIds.add(row.group_id);
               if (row.author_id !== null) authorIds.add(row.author_id);
               for (const file of attached) {
+                // A file may be attached to several messages: it is stored in the zip once.
+                if (filesAdded.has(file.id)) continue;
+                filesAdded.add(file.id);
                 counts.files += 1;
                 counts.bytesOfFiles += file.size;
                 addLazy(filePath(file), () => files.read(file.storage_key), false);

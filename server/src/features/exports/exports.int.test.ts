@@ -28,6 +28,7 @@ function readZip(buffer: Buffer): Promise<Map<string, Buffer>> {
           const chunks: Buffer[] = [];
           stream.on('data', (chunk: Buffer) => chunks.push(chunk));
           stream.on('end', () => {
+            if (entries.has(entry.fileName)) reject(new Error(`${entry.fileName} is twice in the zip`));
             entries.set(entry.fileName, Buffer.concat(chunks));
             zip.readEntry();
           });
@@ -97,7 +98,8 @@ describe('member exports (docs/api §11.12)', () => {
     benPostId = await post(ben, { data: { title: 'Ben’s post', text: 'Hello from Ben' } });
     anaCommentId = await post(ana, { data: { text: 'Ana answers Ben' }, parent: benPostId });
     await post(ben, { data: { text: 'Ben answers Ana' }, parent: scriptPostId });
-    await post(ana, { data: { text: 'Ana answers herself' }, parent: scriptPostId });
+    // The same photo again: the zip holds it once.
+    await post(ana, { data: { text: 'Ana answers herself' }, parent: scriptPostId, files: [fileId] });
     const bookmark = await h.api.post('/bookmarks', { key: ana.key, body: { message_id: benPostId } });
     expect(bookmark.status).toBe(201);
   });
@@ -164,6 +166,7 @@ describe('member exports (docs/api §11.12)', () => {
       rootId: benPostId,
       text: 'Ana answers Ben',
     });
+    expect(messages[2].files.map((f: { path: string }) => f.path)).toEqual([`files/${fileId}.jpg`]);
     // Ben's writing is not Ana's to export.
     expect(JSON.stringify(messages)).not.toContain('Hello from Ben');
     expect(json(entries, 'bookmarks.json')).toEqual([
