@@ -50,6 +50,9 @@ export const ERROR_CODES = [
   // Web Push (issue 21, docs/api §11.9)
   'invalid_push_subscription',
   'too_many_push_subscriptions',
+  // Exports (issue 22, docs/api §11.12)
+  'export_in_progress',
+  'export_limit_reached',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

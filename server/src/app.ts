@@ -1,4 +1,5 @@
 import { digestRoutes } from './features/digests/routes.js';
+import { exportRoutes } from './features/exports/routes.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { AppContext } from './context.js';
@@ -233,6 +234,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       pushRoutes(api, ctx);
       eventRoutes(api, ctx);
       digestRoutes(api, ctx);
+      exportRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

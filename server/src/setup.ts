@@ -12,6 +12,7 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerMailHandler } from './mail/queue.js';
 import { registerImmediateMailHandler } from './features/digests/immediate.js';
 import { registerPushHandlers } from './features/push/jobs.js';
+import { registerExportHandler } from './features/exports/service.js';
 import { registerDigestHandler } from './features/digests/service.js';
 import { registerLinkPreviewHandler } from './features/links/service.js';
 import { MemoryEventBus } from './events/memory-event-bus.js';
@@ -87,6 +88,7 @@ export async function createContext(
   registerImmediateMailHandler(ctx, ctx.jobs);
   registerLinkPreviewHandler(ctx, ctx.jobs);
   registerPushHandlers(ctx, ctx.jobs);
+  registerExportHandler(ctx, ctx.jobs);
   return ctx;
 }
 

@@ -39,6 +39,7 @@ import {
 import { LinkPreview } from './link-schemas.js';
 import { PresenceBody, PushSubscription, PushSubscriptionBody, PushSubscriptionList } from './push-schemas.js';
 import { SearchAnswer, SearchBody } from './search-schemas.js';
+import { ExportList, ExportObject } from './export-schemas.js';
 
 /**
  * The API's one endpoint table: every route the server registers, with what it reads and answers.
@@ -537,6 +538,38 @@ export const endpoints = table({
     body: PresenceBody,
     response: { 204: null },
     errors: [400],
+  },
+
+  // Exports (Kith addition, issue 22, docs/api §11.12)
+  'GET /api/me/exports': {
+    summary: 'The caller’s exports (building, ready with a download link, failed), newest first',
+    tag: 'exports',
+    auth: 'key',
+    response: { 200: ExportList },
+    errors: [],
+  },
+  'POST /api/me/exports': {
+    summary: 'Start an export of everything the caller wrote (one building at a time, one per hour)',
+    tag: 'exports',
+    auth: 'key',
+    response: { 202: ExportObject },
+    errors: [409, 429],
+  },
+  'GET /api/me/exports/{id}/download': {
+    summary: 'The zip of a ready export: the owner’s key, or the signed downloadUrl (others 404)',
+    tag: 'exports',
+    auth: 'grant',
+    query: Type.Object({
+      exp: Type.Optional(Type.String({ description: 'expiry of the signed link (Unix seconds)' })),
+      sig: Type.Optional(Type.String({ description: 'signature of the signed link' })),
+    }),
+    response: {
+      200: Type.Unsafe<string>({
+        description: 'the zip, streamed (application/zip, as an attachment)',
+        content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+      }),
+    },
+    errors: [403, 404],
   },
 
   // Live events (docs/api §11.4)

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ExportObject } from './export-schemas.js';
 import { FileObject, MessagePreview, MessageRef, Notification, ReactionUser } from './schemas.js';
 
 /**
@@ -45,6 +46,8 @@ export const liveEvents = {
   reactions: ReactionsEvent,
   /** An upload of the caller changed status or progress. */
   file: FileObject,
+  /** An export of the caller became ready (with its download link) or failed (issue 22). */
+  export: ExportObject,
   /** Events were missed that cannot be replayed: reload what is shown. */
   resync: Type.Object({}),
   /** This stream was closed for a newer one of the same user; reconnect no sooner than `retry:`. */

@@ -21,6 +21,8 @@ import * as m0018 from './migrations/0018_push.js';
 import * as m0019 from './migrations/0019_mentions.js';
 import * as m0020 from './migrations/0020_mail_replies.js';
 
+import * as m0022 from './migrations/0022_exports.js';
+
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -43,6 +45,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_push': m0018,
   '0019_mentions': m0019,
   '0020_mail_replies': m0020,
+
+  '0022_exports': m0022,
 };
 
 /** The names of every migration this version knows, oldest first. */

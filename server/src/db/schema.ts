@@ -253,6 +253,22 @@ export interface MentionsTable {
   position: number;
 }
 
+/** A member's export (issue 22, migration 0022): the zip of what they wrote, built by a job. */
+export interface ExportsTable {
+  id: string;
+  user_id: string;
+  state: 'building' | 'ready' | 'failed';
+  /** The zip's FileStore key, once ready. */
+  storage_key: string | null;
+  size: number | null;
+  /** Why building failed (for operators; never shown to the member). */
+  error: string | null;
+  created_at: number;
+  finished_at: number | null;
+  /** When housekeeping deletes a ready export and its zip. */
+  expires_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -273,4 +289,5 @@ export interface Database {
   reply_addresses: ReplyAddressesTable;
   received_replies: ReceivedRepliesTable;
   mentions: MentionsTable;
+  exports: ExportsTable;
 }

@@ -17,6 +17,8 @@ export type KithEvent =
   | { type: 'reactions'; groupId: string; messageId: string }
   /** A file uploaded by `userId` changed status or progress. */
   | { type: 'file'; userId: string; fileId: string }
+  /** An export of `userId` became ready or failed (issue 22). */
+  | { type: 'export'; userId: string; exportId: string }
   /** The streams of `userId` must end (key reset, account deleted). */
   | { type: 'disconnect'; userId: string };
 

@@ -90,6 +90,9 @@ describe('OpenAPI document and docs page (docs/api §11.5)', () => {
         'POST /api/me/push-subscriptions',
         'DELETE /api/me/push-subscriptions/{id}',
         'PUT /api/me/presence',
+        'GET /api/me/exports',
+        'POST /api/me/exports',
+        'GET /api/me/exports/{id}/download',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.

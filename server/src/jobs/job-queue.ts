@@ -20,6 +20,8 @@ export interface KithJobs {
   'push-notifications': { userId: string };
   /** Send one push, sealed with the server secret, to one device (src/features/push/jobs.ts). */
   'send-push': { subscriptionId: string; sealed: string };
+  /** Build one member's export zip into the FileStore (src/features/exports/service.ts). */
+  'build-export': { exportId: string };
 }
 
 /**

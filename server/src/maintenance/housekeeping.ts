@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { transaction, type Tx } from '../db/transaction.js';
+import { expireExports } from '../features/exports/service.js';
 import { claimSlot } from '../lib/slots.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,12 +25,14 @@ export interface HousekeepingReport {
   notificationsExpired: number;
   resetKeysDropped: number;
   filesDeleted: number;
+  /** Member exports past their expiry (zip and row), and failed ones older than a week. */
+  exportsExpired: number;
 }
 
 /**
  * Removes what the contract says expires: member-less groups 30 days after they emptied (their
- * notifications go with them through the foreign keys), notifications after 365 days, and old reset
- * keys. Idempotent, so several processes may run it.
+ * notifications go with them through the foreign keys), notifications after 365 days, old reset
+ * keys, unattached uploads and expired exports. Idempotent, so several processes may run it.
  */
 export async function runHousekeeping(ctx: AppContext): Promise<HousekeepingReport> {
   const now = ctx.clock.now();
@@ -60,7 +63,11 @@ export async function runHousekeeping(ctx: AppContext): Promise<HousekeepingRepo
       resetKeysDropped: Number(resetKeys.numDeletedRows),
     };
   });
-  return { ...report, filesDeleted: await deleteUnattachedFiles(ctx, now) };
+  return {
+    ...report,
+    filesDeleted: await deleteUnattachedFiles(ctx, now),
+    exportsExpired: await expireExports(ctx, now),
+  };
 }
 
 /**

@@ -28,6 +28,8 @@ export const keys = {
   link: (url: string) => ['link', url] as const,
   file: (id: string) => ['file', id] as const,
   bookmarks: ['bookmarks'] as const,
+  /** The caller's data exports (settings, "Your data"). */
+  exports: ['exports'] as const,
 };
 
 /** Whether a query key is one group's feed (`keys.feed(id)`), not the all-groups feed. */

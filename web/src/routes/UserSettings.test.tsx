@@ -67,12 +67,12 @@ describe('UserSettings tabs', () => {
   it('moves between tabs with the arrow keys, Home and End, wrapping around', () => {
     show('/users/me/settings');
     fireEvent.keyDown(selectedTab(), { key: 'ArrowLeft' });
-    expect(selectedTab().textContent).toBe('Security');
+    expect(selectedTab().textContent).toBe('Your data');
     expect(document.activeElement).toBe(selectedTab());
     fireEvent.keyDown(selectedTab(), { key: 'ArrowRight' });
     expect(selectedTab().textContent).toBe('Profile');
     fireEvent.keyDown(selectedTab(), { key: 'End' });
-    expect(where()).toBe('/users/me/settings?tab=account');
+    expect(where()).toBe('/users/me/settings?tab=data');
     fireEvent.keyDown(selectedTab(), { key: 'Home' });
     expect(where()).toBe('/users/me/settings?tab=profile');
   });

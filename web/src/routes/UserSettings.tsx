@@ -4,6 +4,7 @@ import type { Me } from '@kith/common';
 import { useMe } from '../api/queries';
 import { Dropdown } from '../components/Dropdown';
 import { Spinner } from '../components/Spinner';
+import { DataPanel } from '../features/exports/DataPanel';
 import { AccountPanel } from '../features/settings/AccountPanel';
 import {
   AppearancePanel,
@@ -24,6 +25,7 @@ const LABELS: Record<SettingsTab, string> = {
   appearance: 'settings.tab_appearance',
   'default-group': 'settings.tab_default_group',
   account: 'settings.tab_account',
+  data: 'settings.tab_data',
 };
 
 const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
@@ -33,6 +35,7 @@ const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
   appearance: AppearancePanel,
   'default-group': DefaultGroupPanel,
   account: AccountPanel,
+  data: DataPanel,
 };
 
 /**
@@ -41,7 +44,7 @@ const PANELS: Record<SettingsTab, (props: { me: Me }) => JSX.Element> = {
  * Another user's id leads to one's own settings: nobody can change someone else's account.
  */
 export default function UserSettings() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { id } = useParams();
   const location = useLocation();
   const me = useMe();
@@ -50,10 +53,12 @@ export default function UserSettings() {
   const tabs = useRef<Partial<Record<SettingsTab, HTMLButtonElement | null>>>({});
 
   // On a phone the tabs are one scrolling row: the chosen one is brought into sight, also when the
-  // address names a tab at the far end.
+  // address names a tab at the far end, and again when the account's language replaces the first
+  // screen's (longer labels push the last tabs out of sight).
+  const language = i18n.language;
   useEffect(() => {
     tabs.current[tab]?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
-  }, [tab]);
+  }, [tab, language]);
 
   // AppLayout renders this screen only once the user is loaded.
   if (me.data === undefined) return <Spinner />;

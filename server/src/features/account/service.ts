@@ -37,6 +37,7 @@ import {
   markGroupsEmptied,
   updateUserRow,
 } from '../users/queries.js';
+import { deleteExportZips, exportZipsOf } from '../exports/service.js';
 import { groupIdsOfUser } from '../memberships/queries.js';
 import type { UserRow } from '../../db/rows.js';
 import type { UsersTable } from '../../db/schema.js';
@@ -205,6 +206,8 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
  */
 export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: string | null): Promise<void> {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only delete your own account');
+  // Its export zips go too (the rows go with the account by foreign key).
+  const exportZips = await exportZipsOf(ctx, caller.id);
   await transaction(ctx, async (tx, effects) => {
     const now = ctx.clock.now();
     const groupIds = await groupIdsOfUser(tx, caller.id);
@@ -222,6 +225,7 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: str
     // The account's live streams end (docs/api §11.4).
     effects.publish({ type: 'disconnect', userId: caller.id });
   });
+  await deleteExportZips(ctx, exportZips);
 }
 
 /** POST /api/users/{id}/reset-api-key: the old key stops working at once (docs/api §4.5). */

@@ -5,7 +5,7 @@ import type { KithEvent } from '../../events/event-bus.js';
 
 /**
  * Who may receive a live event (docs/api §11.4), the one rule for live delivery and for replays:
- * the owner of a notification or of an uploaded file; the current members of the group of a post,
+ * the owner of a notification, of an uploaded file or of an export; the current members of the group of a post,
  * reply or pin, read when the event is sent (joining brings a group's events, leaving stops them at
  * once). A `disconnect` is never sent to anyone: it ends streams.
  */
@@ -16,6 +16,7 @@ export function audienceOf(event: KithEvent): Audience {
   switch (event.type) {
     case 'notification':
     case 'file':
+    case 'export':
       return { userId: event.userId };
     case 'message':
     case 'pin':

@@ -8,6 +8,8 @@ import { findMessage, lineageOf, reactionViewsOf } from '../messages/queries.js'
 import { presentReactionsEvent } from '../reactions/presenter.js';
 import { ALL_INCLUDES, presentNotification } from '../notifications/presenter.js';
 import { findOwnNotification } from '../notifications/queries.js';
+import { presentExport } from '../exports/presenter.js';
+import { findExport } from '../exports/queries.js';
 import { ApiError } from '../../lib/errors.js';
 import type { KithEvent } from '../../events/event-bus.js';
 import type { PublishedEvent } from '../../events/event-bus.js';
@@ -78,6 +80,10 @@ async function presentEvent(signer: FileSigner, db: Kysely<Database>, event: Kit
     case 'file': {
       const file = await findFile(db, event.fileId);
       return file === undefined ? null : { event: 'file', data: presentFile(signer, file) };
+    }
+    case 'export': {
+      const row = await findExport(db, event.exportId);
+      return row === undefined ? null : { event: 'export', data: presentExport(signer, row) };
     }
     case 'disconnect':
       return null;

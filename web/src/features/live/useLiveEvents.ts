@@ -7,6 +7,7 @@ import { type FeedData, keys } from '../../api/queries';
 import type { FeedItem, FileObject, LiveEvent, Me, Message, MessagePreview, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { showAlert } from '../../lib/notify';
 import { applyReactions, summariesFor } from '../messages/reactionCache';
 import { firstUnpinnedIndex } from '../pins/pinnedFirst';
 import { startPushPresence } from '../push/presence';
@@ -118,6 +119,13 @@ function apply(client: QueryClient, event: StreamEvent): void {
       const file = live.data;
       client.setQueryData(keys.file(file.id), file);
       fileEvents.dispatchEvent(new CustomEvent<FileObject>('file', { detail: file }));
+      break;
+    }
+    case 'export': {
+      // An export of this user is ready or failed: the "Your data" tab reads its list again, and
+      // whatever screen is open says that it is ready.
+      void client.invalidateQueries({ queryKey: keys.exports });
+      if (live.data.state === 'ready') showAlert('data.ready_alert', 'info');
       break;
     }
     case 'resync': // answered above, before its data is read

@@ -22,8 +22,8 @@ describe('neighbourTab', () => {
   });
 
   it('wraps around at both ends', () => {
-    expect(neighbourTab('account', 1)).toBe('profile');
-    expect(neighbourTab('profile', -1)).toBe('account');
+    expect(neighbourTab('data', 1)).toBe('profile');
+    expect(neighbourTab('profile', -1)).toBe('data');
   });
 });
 

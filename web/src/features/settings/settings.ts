@@ -10,6 +10,7 @@ export const SETTINGS_TABS = [
   'appearance',
   'default-group',
   'account',
+  'data',
 ] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];
 
