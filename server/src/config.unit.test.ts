@@ -414,7 +414,7 @@ describe('backup settings (issue 22)', () => {
 
   it('reads the folder, a daily time or a number of hours, and how many to keep', () => {
     expect(load({ BACKUP_DIR: 'backups' }).backup).toEqual({
-      dir: path.join(repoRoot, 'backups'),
+      dir: path.join(checkout(), 'backups'),
       schedule: { kind: 'daily', hour: 3, minute: 0 },
       keep: 7,
     });
