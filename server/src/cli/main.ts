@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { isValidNewPassword, nameFromEmail, normalizeEmail, normalizeName } from '@kith/common';
 import { pino } from 'pino';
@@ -15,6 +16,7 @@ import { newId, parseId } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
 import { closeContext, createContext } from '../setup.js';
 import { CliError } from './cli-error.js';
+import { importZusam } from './import-zusam.js';
 import { migrateData } from './migrate-data.js';
 import { receiveMailCli } from './receive-mail.js';
 
@@ -37,6 +39,12 @@ Commands:
       into an empty PostgreSQL database and the S3 bucket of the S3_* settings, then verify the copy.
       The server must be stopped. Safe to run again after an interruption: it finishes the copy.
       Progress goes to stderr (docs/scale-out.md, "Moving an instance").
+  import-zusam --db ZUSAM_DATA_DB --files ZUSAM_FILES_FOLDER [--batch-size N]
+      Bring a Zusam 0.5 or 0.6 instance into this one: accounts (old passwords and API keys keep
+      working), groups (old invitation links too), memberships, messages and comments, files,
+      bookmarks, reactions and pins. Zusam's files are read-only to it. Run it again to bring what
+      is new since; items already imported are left alone. Progress goes to stderr, the report
+      (counts, and every item left out with why) to stdout (docs/operations.md, "Moving in from Zusam").
   receive-mail [--sender S] [--recipient R] < mail.eml
       Take in one reply to a notification e-mail (reply by e-mail, docs/mail-replies.md), for a mail
       server's pipe transport. Exit codes: 0 taken in (or refused with Kith's own bounce), 75 try
@@ -183,6 +191,26 @@ async function migrateDataCommand(config: Config, options: Map<string, string | 
   return migrateData(config, { to, filesToS3: filesTo === 's3', batchSize }, { progress: io.stderr });
 }
 
+// Small batches: every message of a batch may carry files, streamed through the upload pipeline.
+const DEFAULT_IMPORT_BATCH = 200;
+
+async function importZusamCommand(config: Config, options: Map<string, string | true>, io: CliIo) {
+  const dbPath = path.resolve(required(options, 'db'));
+  const filesDir = path.resolve(required(options, 'files'));
+  const rawBatch = optional(options, 'batch-size');
+  const batchSize = rawBatch === undefined ? DEFAULT_IMPORT_BATCH : Number(rawBatch);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE)
+    throw new CliError(`--batch-size must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+  const unknown = [...options.keys()].filter((name) => !['db', 'files', 'batch-size'].includes(name));
+  if (unknown.length > 0) throw new CliError(`Unknown option --${unknown[0]}`);
+  const ctx = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
+  try {
+    return await importZusam(ctx, { dbPath, filesDir, batchSize }, io.stderr);
+  } finally {
+    await closeContext(ctx);
+  }
+}
+
 const COMMANDS: Record<string, (ctx: AppContext, options: Map<string, string | true>) => Promise<unknown>> = {
   'create-user': createUser,
   'create-group': createGroup,
@@ -196,6 +224,7 @@ const STANDALONE_COMMANDS: Record<
   (config: Config, options: Map<string, string | true>, io: CliIo) => Promise<unknown>
 > = {
   'migrate-data': migrateDataCommand,
+  'import-zusam': importZusamCommand,
 };
 
 export interface CliIo {

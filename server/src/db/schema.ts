@@ -253,6 +253,14 @@ export interface MentionsTable {
   position: number;
 }
 
+/** One item brought over by `import-zusam` (migration 0023): a Zusam id and the Kith id it became. */
+export interface ZusamImportsTable {
+  kind: string;
+  zusam_id: string;
+  kith_id: string;
+  imported_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -273,4 +281,5 @@ export interface Database {
   reply_addresses: ReplyAddressesTable;
   received_replies: ReceivedRepliesTable;
   mentions: MentionsTable;
+  zusam_imports: ZusamImportsTable;
 }
