@@ -70,6 +70,11 @@ function ms(seconds: unknown, fallback: number): number {
   return typeof seconds === 'number' && Number.isFinite(seconds) ? Math.trunc(seconds * 1000) : fallback;
 }
 
+/** A text column's value, or '' when it is NULL or not text. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** A Zusam JSON column as an object: `[]`, null, NULL and unreadable text are all `{}` (§2). */
 function jsonObject(value: unknown): Record<string, unknown> {
   if (typeof value !== 'string') return {};
@@ -101,7 +106,7 @@ export function zusamTextToKith(text: unknown): string | null {
   if (text.trimStart().startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object' && 'textOnly' in parsed) quill = parsed as Quill;
+      if (parsed !== null && typeof parsed === 'object' && 'textOnly' in parsed) quill = parsed;
     } catch {
       quill = null;
     }
@@ -250,7 +255,7 @@ class Importer {
             this.report.counts.users.alreadyThere += 1;
             continue;
           }
-          const login = normalizeEmail(String(row.login ?? ''));
+          const login = normalizeEmail(textOf(row.login));
           if (login === null) {
             this.skip('users', zusamId, 'the login is not an e-mail address');
             continue;
@@ -264,7 +269,7 @@ class Importer {
             continue;
           }
           const data = jsonObject(row.data);
-          const apiKey = String(row.secret_key ?? '');
+          const apiKey = textOf(row.secret_key);
           let keyHash = apiKeyHash(apiKey);
           let key = apiKey;
           const keyTaken =
@@ -287,16 +292,14 @@ class Importer {
                 : 'immediately';
           const lang = typeof data.lang === 'string' && isValidLangCode(data.lang) ? data.lang : null;
           const defaultPage =
-            (data.default_page === 'feed' || data.default_page === 'default_group')
-              ? data.default_page
-              : null;
+            data.default_page === 'feed' || data.default_page === 'default_group' ? data.default_page : null;
           const kithId = taken.has(zusamId) ? newId() : zusamId;
           if (kithId !== zusamId) this.adjust('users', zusamId, `the id was taken in Kith: imported as ${kithId}`);
           const created = ms(row.created_at, this.ctx.clock.now());
           const user: UserRow = {
             id: kithId,
             login,
-            name: normalizeName(String(row.name ?? '')) ?? nameFromEmail(login),
+            name: normalizeName(textOf(row.name)) ?? nameFromEmail(login),
             // As Zusam stored it (bcrypt or argon2): checked at the first login, then replaced.
             password_hash: typeof row.password === 'string' ? row.password : '',
             api_key_hash: keyHash,
@@ -358,7 +361,11 @@ class Importer {
         const uploader = [row.avatar_of, row.author_id]
           .map((v) => (typeof v === 'string' ? users.get(v) : undefined))
           .find((v) => v !== undefined);
-        const taken = await this.ctx.db.kysely.selectFrom('files').select('id').where('id', '=', zusamId).executeTakeFirst();
+        const taken = await this.ctx.db.kysely
+          .selectFrom('files')
+          .select('id')
+          .where('id', '=', zusamId)
+          .executeTakeFirst();
         const kithId = taken === undefined ? zusamId : newId();
         if (kithId !== zusamId) this.adjust('files', zusamId, `the id was taken in Kith: imported as ${kithId}`);
         let upload;
@@ -401,7 +408,10 @@ class Importer {
 
   private async importGroups(): Promise<void> {
     const inviteColumn = this.hasColumn('group', 'invite_key') ? 'invite_key' : 'secret_key';
-    for (const rows of this.pages(`SELECT id, name, created_at, last_activity_date, ${inviteColumn} AS invite FROM "group"`, 'id')) {
+    for (const rows of this.pages(
+      `SELECT id, name, created_at, last_activity_date, ${inviteColumn} AS invite FROM "group"`,
+      'id',
+    )) {
       const ids = rows.map((r) => String(r.id));
       const done = await this.mapped('groups', ids);
       await transaction(this.ctx, async (tx) => {
@@ -414,7 +424,8 @@ class Importer {
           let invite = typeof row.invite === 'string' && row.invite !== '' ? row.invite : null;
           if (
             invite === null ||
-            (await tx.selectFrom('groups').select('id').where('secret_key', '=', invite).executeTakeFirst()) !== undefined
+            (await tx.selectFrom('groups').select('id').where('secret_key', '=', invite).executeTakeFirst()) !==
+              undefined
           ) {
             invite = newId();
             this.adjust('groups', zusamId, 'the invitation key was missing or already in use: old links do not work');
@@ -427,7 +438,7 @@ class Importer {
             .insertInto('groups')
             .values({
               id: kithId,
-              name: normalizeName(String(row.name ?? '')) ?? 'Zusam',
+              name: normalizeName(textOf(row.name)) ?? 'Zusam',
               secret_key: invite,
               created_at: created,
               last_activity_date: ms(row.last_activity_date, created),
@@ -446,9 +457,18 @@ class Importer {
   private async importMemberships(): Promise<void> {
     const body = `SELECT * FROM (SELECT user_id || ':' || group_id AS pair, user_id, group_id FROM users_groups)`;
     for (const rows of this.pages(body, 'pair')) {
-      const done = await this.mapped('memberships', rows.map((r) => String(r.pair)));
-      const users = await this.mapped('users', rows.map((r) => String(r.user_id)));
-      const groups = await this.mapped('groups', rows.map((r) => String(r.group_id)));
+      const done = await this.mapped(
+        'memberships',
+        rows.map((r) => String(r.pair)),
+      );
+      const users = await this.mapped(
+        'users',
+        rows.map((r) => String(r.user_id)),
+      );
+      const groups = await this.mapped(
+        'groups',
+        rows.map((r) => String(r.group_id)),
+      );
       await transaction(this.ctx, async (tx) => {
         for (const row of rows) {
           const pair = String(row.pair);
@@ -481,7 +501,10 @@ class Importer {
   /** A Zusam `default_group` is kept only when the user is a member of it (§7). */
   private async applyDefaultGroups(): Promise<void> {
     const entries = [...this.defaultGroups];
-    const groups = await this.mapped('groups', entries.map(([, g]) => g));
+    const groups = await this.mapped(
+      'groups',
+      entries.map(([, g]) => g),
+    );
     for (const [userId, zusamGroup] of entries) {
       const groupId = groups.get(zusamGroup);
       if (groupId === undefined) continue;
@@ -554,7 +577,10 @@ class Importer {
   private async importMessageBatch(rows: ZusamRow[]): Promise<void> {
     const ids = rows.map((r) => String(r.id));
     const done = await this.mapped('messages', ids);
-    const groups = await this.mapped('groups', rows.map((r) => String(r.group_id)));
+    const groups = await this.mapped(
+      'groups',
+      rows.map((r) => String(r.group_id)),
+    );
     const authors = await this.mapped(
       'users',
       rows.map((r) => r.author_id).filter((v): v is string => typeof v === 'string'),
@@ -690,8 +716,14 @@ class Importer {
     for (const rows of this.pages(body, 'sort_key')) {
       const pairs = rows.map((r) => `${String(r.user_id)}:${String(r.message_id)}`);
       const done = await this.mapped('bookmarks', pairs);
-      const users = await this.mapped('users', rows.map((r) => String(r.user_id)));
-      const messages = await this.mapped('messages', rows.map((r) => String(r.message_id)));
+      const users = await this.mapped(
+        'users',
+        rows.map((r) => String(r.user_id)),
+      );
+      const messages = await this.mapped(
+        'messages',
+        rows.map((r) => String(r.message_id)),
+      );
       await transaction(this.ctx, async (tx) => {
         for (const [index, row] of rows.entries()) {
           const pair = pairs[index] ?? '';
@@ -727,9 +759,18 @@ class Importer {
 
   private async importReactions(): Promise<void> {
     for (const rows of this.pages('SELECT id, author_id, message_id, created_at, value FROM reaction', 'id')) {
-      const done = await this.mapped('reactions', rows.map((r) => String(r.id)));
-      const users = await this.mapped('users', rows.map((r) => String(r.author_id)));
-      const messages = await this.mapped('messages', rows.map((r) => String(r.message_id)));
+      const done = await this.mapped(
+        'reactions',
+        rows.map((r) => String(r.id)),
+      );
+      const users = await this.mapped(
+        'users',
+        rows.map((r) => String(r.author_id)),
+      );
+      const messages = await this.mapped(
+        'messages',
+        rows.map((r) => String(r.message_id)),
+      );
       await transaction(this.ctx, async (tx) => {
         for (const row of rows) {
           const zusamId = String(row.id);
@@ -744,7 +785,11 @@ class Importer {
             this.skip(
               'reactions',
               zusamId,
-              userId === undefined ? 'its author is gone' : messageId === undefined ? 'its message is gone' : 'no emoji',
+              userId === undefined
+                ? 'its author is gone'
+                : messageId === undefined
+                  ? 'its message is gone'
+                  : 'no emoji',
             );
             continue;
           }
