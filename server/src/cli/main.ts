@@ -18,6 +18,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { closeContext, createContext } from '../setup.js';
 import { backupCommand, restoreCommand } from './backup.js';
 import { CliError, CliFailure } from './cli-error.js';
+import { importZusam } from './import-zusam.js';
 import { parseOptions } from './options.js';
 import { migrateData } from './migrate-data.js';
 import { receiveMailCli } from './receive-mail.js';
@@ -54,6 +55,12 @@ Commands:
       Export a whole group (every member's messages, comments and files, and the members' names)
       as the zip of a member's export (docs/operations.md, "Exports"), written to FILE (default
       kith-group-<ID>.zip in the current folder). Progress goes to stderr.
+  import-zusam --db ZUSAM_DATA_DB --files ZUSAM_FILES_FOLDER [--batch-size N]
+      Bring a Zusam 0.5 or 0.6 instance into this one: accounts (old passwords and API keys keep
+      working), groups (old invitation links too), memberships, messages and comments, files,
+      bookmarks, reactions and pins. Zusam's files are read-only to it. Run it again to bring what
+      is new since; items already imported are left alone. Progress goes to stderr, the report
+      (counts, and every item left out with why) to stdout (docs/operations.md, "Moving in from Zusam").
   receive-mail [--sender S] [--recipient R] < mail.eml
       Take in one reply to a notification e-mail (reply by e-mail, docs/mail-replies.md), for a mail
       server's pipe transport. Exit codes: 0 taken in (or refused with Kith's own bounce), 75 try
@@ -209,6 +216,26 @@ const COMMANDS: Record<string, (ctx: AppContext, options: Map<string, string | t
     'export-group': exportGroup,
   };
 
+// Small batches: every message of a batch may carry files, streamed through the upload pipeline.
+const DEFAULT_IMPORT_BATCH = 200;
+
+async function importZusamCommand(config: Config, options: Map<string, string | true>, io: CliIo) {
+  const dbPath = path.resolve(required(options, 'db'));
+  const filesDir = path.resolve(required(options, 'files'));
+  const rawBatch = optional(options, 'batch-size');
+  const batchSize = rawBatch === undefined ? DEFAULT_IMPORT_BATCH : Number(rawBatch);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE)
+    throw new CliError(`--batch-size must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+  const unknown = [...options.keys()].filter((name) => !['db', 'files', 'batch-size'].includes(name));
+  if (unknown.length > 0) throw new CliError(`Unknown option --${unknown[0]}`);
+  const ctx = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
+  try {
+    return await importZusam(ctx, { dbPath, filesDir, batchSize }, io.stderr);
+  } finally {
+    await closeContext(ctx);
+  }
+}
+
 /** Commands that open the stores themselves rather than through the app's context. */
 const STANDALONE_COMMANDS: Record<
   string,
@@ -216,6 +243,7 @@ const STANDALONE_COMMANDS: Record<
 > = {
   'migrate-data': migrateDataCommand,
   backup: backupCommand,
+  'import-zusam': importZusamCommand,
 };
 
 export interface CliIo {

@@ -79,6 +79,8 @@ const TABLES: TableCopy[] = [
   // Reply by e-mail (issue 21): the addresses already mailed keep working on the new database.
   { name: 'reply_addresses', key: ['id'] },
   { name: 'received_replies', key: ['key'] },
+  // Moving in from Zusam (issue 22): what was imported, so an import can go on after the move.
+  { name: 'zusam_imports', key: ['kind', 'zusam_id'] },
 ];
 
 /**

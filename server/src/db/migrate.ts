@@ -20,8 +20,8 @@ import * as m0017 from './migrations/0017_all_groups_feed.js';
 import * as m0018 from './migrations/0018_push.js';
 import * as m0019 from './migrations/0019_mentions.js';
 import * as m0020 from './migrations/0020_mail_replies.js';
-
 import * as m0022 from './migrations/0022_exports.js';
+import * as m0023 from './migrations/0023_zusam_import.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,8 +45,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_push': m0018,
   '0019_mentions': m0019,
   '0020_mail_replies': m0020,
-
   '0022_exports': m0022,
+  '0023_zusam_import': m0023,
 };
 
 /** The names of every migration this version knows, oldest first. */

@@ -269,6 +269,14 @@ export interface ExportsTable {
   expires_at: number | null;
 }
 
+/** One item brought over by `import-zusam` (migration 0023): a Zusam id and the Kith id it became. */
+export interface ZusamImportsTable {
+  kind: string;
+  zusam_id: string;
+  kith_id: string;
+  imported_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -290,4 +298,5 @@ export interface Database {
   received_replies: ReceivedRepliesTable;
   mentions: MentionsTable;
   exports: ExportsTable;
+  zusam_imports: ZusamImportsTable;
 }

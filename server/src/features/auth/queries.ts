@@ -99,3 +99,22 @@ export async function replaceApiKey(
 export async function recordActivity(db: Q, userId: string, now: number): Promise<void> {
   await db.updateTable('users').set({ last_activity_date: now }).where('id', '=', userId).execute();
 }
+
+/**
+ * Replaces a password hash imported from Zusam by Kith's own, unless the password changed meanwhile
+ * (the old hash is part of the condition). True when the row was updated.
+ */
+export async function replaceImportedPasswordHash(
+  db: Q,
+  userId: string,
+  importedHash: string,
+  newHash: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ password_hash: newHash })
+    .where('id', '=', userId)
+    .where('password_hash', '=', importedHash)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

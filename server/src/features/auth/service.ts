@@ -5,7 +5,7 @@ import { transaction, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, missingField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { hashPassword, verifyDummyPassword, verifyPassword } from '../../lib/passwords.js';
+import { hashPassword, needsRehash, verifyDummyPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { addMember } from '../groups/service.js';
 import { findGroupBySecretKey } from '../groups/queries.js';
@@ -18,6 +18,7 @@ import {
   insertResetKey,
   insertUserRow,
   replaceApiKey,
+  replaceImportedPasswordHash,
   spendResetKeys,
 } from './queries.js';
 import { Throttle } from '../../lib/throttles.js';
@@ -81,6 +82,13 @@ async function checkCredentials(
   if (!ok || user === undefined) throw invalidCredentials();
   await perLoginAndIp.reset();
   await perLogin.undo();
+  // A hash imported from Zusam (bcrypt, or argon2 with Zusam's settings) is replaced by Kith's own
+  // once the password is known: the first successful login after the move.
+  if (needsRehash(user.password_hash)) {
+    const rehashed = await hashPassword(password);
+    if (await replaceImportedPasswordHash(ctx.db.kysely, user.id, user.password_hash, rehashed))
+      return { ...user, password_hash: rehashed };
+  }
   return user;
 }
 

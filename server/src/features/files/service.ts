@@ -189,11 +189,13 @@ export interface ReceivedUpload {
  */
 export async function receiveUpload(
   ctx: AppContext,
-  user: UserRow,
+  user: Pick<UserRow, 'id'> | null,
   source: Readable,
   fileName: string | undefined,
+  options: { id?: string } = {},
 ): Promise<ReceivedUpload> {
-  const id = newId();
+  // The Zusam import (cli/import-zusam.ts) keeps a file's old id, so its old URL keeps working.
+  const id = options.id ?? newId();
   const tmpKey = `tmp/${id}`;
   let detected: Detected | undefined;
   const meter = new UploadMeter(async (head) => {
@@ -268,7 +270,7 @@ export async function discardUpload(ctx: AppContext, upload: ReceivedUpload): Pr
 
 function fileRow(
   id: string,
-  user: UserRow,
+  user: Pick<UserRow, 'id'> | null,
   now: number,
   detected: Detected,
   size: number,
@@ -277,7 +279,7 @@ function fileRow(
 ): FileRow {
   return {
     id,
-    uploader_id: user.id,
+    uploader_id: user?.id ?? null,
     type: detected.mime,
     kind: detected.kind,
     status: extra.status,
