@@ -50,6 +50,10 @@ export const ERROR_CODES = [
   // Web Push (issue 21, docs/api §11.9)
   'invalid_push_subscription',
   'too_many_push_subscriptions',
+  // Storage quotas and administration (issue 22, part 4)
+  'quota_exceeded',
+  'storage_full',
+  'account_disabled',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -20,6 +20,7 @@ import * as m0017 from './migrations/0017_all_groups_feed.js';
 import * as m0018 from './migrations/0018_push.js';
 import * as m0019 from './migrations/0019_mentions.js';
 import * as m0020 from './migrations/0020_mail_replies.js';
+import * as m0021 from './migrations/0021_quotas_admin.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_push': m0018,
   '0019_mentions': m0019,
   '0020_mail_replies': m0020,
+  '0021_quotas_admin': m0021,
 };
 
 const provider: MigrationProvider = {

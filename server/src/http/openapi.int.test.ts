@@ -90,6 +90,7 @@ describe('OpenAPI document and docs page (docs/api §11.5)', () => {
         'POST /api/me/push-subscriptions',
         'DELETE /api/me/push-subscriptions/{id}',
         'PUT /api/me/presence',
+        'GET /api/me/storage',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.
