@@ -221,3 +221,9 @@ export async function releaseStorage(db: Q, userId: string, bytes: number): Prom
     .where('id', '=', 1)
     .execute();
 }
+
+/** Forgets every claim of uploads under way (none can be, when this is called). */
+export async function clearStorageClaims(db: Q): Promise<void> {
+  await db.updateTable('users').set({ storage_reserved: 0 }).where('storage_reserved', '<>', 0).execute();
+  await db.updateTable('instance_storage').set({ reserved: 0 }).where('reserved', '<>', 0).execute();
+}

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { transaction } from '../../db/transaction.js';
 import type { UserRow } from '../../db/rows.js';
 import { ApiError } from '../../lib/errors.js';
-import { claimStorage, readStorage, releaseStorage } from './queries.js';
+import { claimStorage, clearStorageClaims, readStorage, releaseStorage } from './queries.js';
 
 // Storage quotas (issue 22, part 4): QUOTA_USER_MB and QUOTA_INSTANCE_MB limit the bytes of stored
 // uploads. What is stored is counted by triggers on `files` (migration 0021); what is still
@@ -110,6 +110,15 @@ export class UploadReservation {
     this.claimed = 0;
     await transaction(this.ctx, (tx) => releaseStorage(tx, this.userId, bytes));
   }
+}
+
+/**
+ * Forgets the claims of uploads that were under way when the previous server process stopped
+ * (killed mid-upload, they were never given back). Only for a server holding the instance lock:
+ * no other process can be uploading then. Scale-out processes never call it (docs/operations.md).
+ */
+export async function forgetStaleUploadClaims(ctx: AppContext): Promise<void> {
+  await transaction(ctx, (tx) => clearStorageClaims(tx));
 }
 
 /**
