@@ -252,7 +252,7 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
   if (found === undefined) throw invalidResetKey();
   await failures.undo();
   const owner = await findUserById(ctx.db.kysely, found.userId);
-  if (owner?.disabled_at != null) throw accountDisabled(403);
+  if (owner !== undefined && owner.disabled_at !== null) throw accountDisabled(403);
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);
