@@ -33,6 +33,9 @@ const COLUMNS = {
     push_cursor: 'bigint',
     created_at: 'bigint',
     last_activity_date: 'bigint',
+    storage_bytes: 'bigint',
+    storage_reserved: 'bigint',
+    disabled_at: 'bigint',
   },
   groups: {
     id: 'text',

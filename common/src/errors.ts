@@ -53,6 +53,10 @@ export const ERROR_CODES = [
   // Exports (issue 22, docs/api §11.12)
   'export_in_progress',
   'export_limit_reached',
+  // Storage quotas and administration (issue 22, part 4)
+  'quota_exceeded',
+  'storage_full',
+  'account_disabled',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

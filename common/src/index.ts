@@ -11,6 +11,7 @@ export * from './api/search-schemas.js';
 export * from './api/link-schemas.js';
 export * from './api/push-schemas.js';
 export * from './api/export-schemas.js';
+export * from './api/storage-schemas.js';
 export * from './api/endpoints.js';
 export * from './api/events.js';
 export * from './locale-format.js';

@@ -42,3 +42,40 @@ export function formatList(
   if (items.length <= 1) return items[0] ?? '';
   return joinTwo(items.slice(0, -1).join(', '), items[items.length - 1] ?? '');
 }
+
+/** The units of `formatByteSize`, by power of 1024; Intl names them by their decimal names. */
+const BYTE_UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
+const BYTE_SYMBOLS = ['KB', 'MB', 'GB', 'TB'] as const;
+const byteFormats = new Map<string, Intl.NumberFormat | null>();
+
+/**
+ * A number of bytes as the locale writes a size ("1.2 GB", "1,2 Go", "1,2 ГБ"), in steps of 1024
+ * (the quotas are set in MiB, so a 5120 MB quota reads "5 GB"), with at most one decimal below
+ * 100; under a kilobyte in tenths of one ("0.5 kB": a bare "byte" reads oddly in most languages).
+ * Without the locale in the runtime: the digits and the international symbol ("1.2 GB").
+ */
+export function formatByteSize(lang: string, bytes: number): string {
+  let power = 0;
+  let value = Math.max(0, bytes) / 1024;
+  while (value >= 1024 && power < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    power += 1;
+  }
+  const digits = value >= 100 ? 0 : 1;
+  const key = `${lang} ${power} ${digits}`;
+  let format = byteFormats.get(key);
+  if (format === undefined) {
+    format = hasLocale('number', Intl.NumberFormat, lang)
+      ? new Intl.NumberFormat(bcp47(lang), {
+          style: 'unit',
+          unit: BYTE_UNITS[power],
+          unitDisplay: 'short',
+          maximumFractionDigits: digits,
+        })
+      : null;
+    byteFormats.set(key, format);
+  }
+  if (format !== null) return format.format(value);
+  const rounded = Number(value.toFixed(digits));
+  return `${rounded} ${BYTE_SYMBOLS[power] ?? 'B'}`;
+}

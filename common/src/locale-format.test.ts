@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pluralCategories, pluralCategory } from './i18n.js';
 import { formatDate, formatNumber, formatTimeAgo } from './locale-format.js';
-import { formatList } from './locale-format-more.js';
+import { formatByteSize, formatList } from './locale-format-more.js';
 
 const joinTwo = (first: string, second: string) => `${first} + ${second}`;
 
@@ -41,5 +41,22 @@ describe('formatting by locale', () => {
     expect(pluralCategory('zgh', 1)).toBe('one');
     expect(pluralCategory('zgh', 3)).toBe('other');
     expect(pluralCategories('ru_RU').sort()).toEqual(['few', 'many', 'one', 'other']);
+  });
+});
+
+describe('sizes in bytes', () => {
+  it('writes a size with the locale’s unit and digits, in steps of 1024', () => {
+    expect(formatByteSize('en_US', 0)).toBe('0 kB');
+    expect(formatByteSize('en_US', 512)).toBe('0.5 kB');
+    expect(formatByteSize('en_US', 1536)).toBe('1.5 kB');
+    expect(formatByteSize('en_US', 5 * 1024 ** 3)).toBe('5 GB');
+    expect(formatByteSize('en_US', 1.25 * 1024 ** 3)).toBe('1.3 GB');
+    expect(formatByteSize('en_US', 300 * 1024 ** 2)).toBe('300 MB');
+    expect(formatByteSize('fr_FR', 1.25 * 1024 ** 3)).toBe('1,3\u202fGo');
+    expect(formatByteSize('de_DE', 1.25 * 1024 ** 3)).toBe('1,3\u00a0GB');
+  });
+
+  it('falls back on digits and the international symbol without the locale', () => {
+    expect(formatByteSize('xx_XX', 1.25 * 1024 ** 3)).toBe('1.3 GB');
   });
 });

@@ -15,6 +15,7 @@ export type * from './api/schemas.js';
 export type * from './api/search-schemas.js';
 export type * from './api/link-schemas.js';
 export type * from './api/export-schemas.js';
+export type * from './api/storage-schemas.js';
 export type * from './api/endpoints.js';
 export type * from './api/events.js';
 export * from './markup.js';

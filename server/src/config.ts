@@ -68,6 +68,11 @@ export interface Config {
   upload: Record<UploadKind, boolean>;
   /** `UPLOAD_MAX_IMAGE_MB`, `UPLOAD_MAX_VIDEO_MB`, `UPLOAD_MAX_AUDIO_MB`, `UPLOAD_MAX_PDF_MB`: size limits. */
   uploadMaxBytes: Record<UploadKind, number>;
+  /**
+   * `QUOTA_USER_MB`, `QUOTA_INSTANCE_MB`: how many bytes of stored uploads one user, and the whole
+   * instance, may hold (unset: no limit). Counted on the stored files, not thumbnails (docs/operations.md).
+   */
+  quota: { userBytes: number | null; instanceBytes: number | null };
   /** `DEFAULT_LANG`: language of the interface and e-mails when a user has none (default `en_US`). */
   defaultLang: string;
   /**
@@ -290,6 +295,9 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     audio: bool('UPLOAD_AUDIO', true),
     pdf: bool('UPLOAD_PDF', true),
   };
+  const quotaMb = (name: string): number | null => (read(name) === undefined ? null : int(name, 0, 1, 1024 ** 3) * MIB);
+  const quota = { userBytes: quotaMb('QUOTA_USER_MB'), instanceBytes: quotaMb('QUOTA_INSTANCE_MB') };
+
   const uploadMaxBytes = {
     image: int('UPLOAD_MAX_IMAGE_MB', DEFAULT_UPLOAD_MB.image, 1, 1024 * 1024) * MIB,
     video: int('UPLOAD_MAX_VIDEO_MB', DEFAULT_UPLOAD_MB.video, 1, 1024 * 1024) * MIB,
@@ -388,6 +396,7 @@ export function loadConfig(env: Env = process.env, options: { repoRoot?: string 
     immediateMailDelayMs,
     upload,
     uploadMaxBytes,
+    quota,
     redisUrl,
     redisPrefix,
     s3,

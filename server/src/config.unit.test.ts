@@ -168,6 +168,18 @@ it('takes REDIS_URL with or without TLS', () => {
   expect(load({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
 });
 
+it('reads the storage quotas in MiB, none when unset', () => {
+  expect(load().quota).toEqual({ userBytes: null, instanceBytes: null });
+  expect(load({ QUOTA_USER_MB: '5120', QUOTA_INSTANCE_MB: ' ' }).quota).toEqual({
+    userBytes: 5120 * MIB,
+    instanceBytes: null,
+  });
+  expect(problemsOf({ QUOTA_USER_MB: '0', QUOTA_INSTANCE_MB: '1.5' })).toEqual([
+    'QUOTA_USER_MB must be a whole number from 1 to 1073741824 (got "0")',
+    'QUOTA_INSTANCE_MB must be a whole number from 1 to 1073741824 (got "1.5")',
+  ]);
+});
+
 it('reads JOB_LEASE_SECONDS, from 5 s to a day', () => {
   expect(load({ JOB_LEASE_SECONDS: '5' }).jobLeaseMs).toBe(5000);
   expect(problemsOf({ JOB_LEASE_SECONDS: '2' })).toEqual([

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { firstRunInvitation } from './first-run.js';
 import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { scheduleBackups } from './maintenance/backup/schedule.js';
+import { forgetStaleUploadClaims } from './features/files/quota.js';
 import { scheduleDigests } from './features/digests/service.js';
 import { startMailListener, type MailListener } from './features/mail-replies/listener.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
@@ -77,6 +78,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // The one process of this data: uploads cut by its predecessor's end still hold room under the quotas.
+  if (lock !== null) await forgetStaleUploadClaims(ctx);
   const web = role !== 'worker';
   const worker = role !== 'web';
   const app = web ? await buildApp(ctx) : null;

@@ -40,6 +40,7 @@ import { LinkPreview } from './link-schemas.js';
 import { PresenceBody, PushSubscription, PushSubscriptionBody, PushSubscriptionList } from './push-schemas.js';
 import { SearchAnswer, SearchBody } from './search-schemas.js';
 import { ExportList, ExportObject } from './export-schemas.js';
+import { StorageUsage } from './storage-schemas.js';
 
 /**
  * The API's one endpoint table: every route the server registers, with what it reads and answers.
@@ -570,6 +571,14 @@ export const endpoints = table({
       }),
     },
     errors: [403, 404],
+  },
+  // Storage quotas (Kith addition, issue 22, docs/api §7.6)
+  'GET /api/me/storage': {
+    summary: 'How many bytes of stored uploads the caller holds, their limit and what they may still upload',
+    tag: 'files',
+    auth: 'key',
+    response: { 200: StorageUsage },
+    errors: [],
   },
 
   // Live events (docs/api §11.4)

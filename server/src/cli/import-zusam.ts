@@ -318,6 +318,10 @@ class Importer {
             mention_emails: null,
             created_at: created,
             last_activity_date: ms(row.last_activity_date, created),
+            // Counted by the files' triggers as the import stores this user's files.
+            storage_bytes: 0,
+            storage_reserved: 0,
+            disabled_at: null,
           };
           await insertUserRow(tx, user);
           await this.remember(tx, 'users', zusamId, kithId);

@@ -22,6 +22,7 @@ import { importZusam } from './import-zusam.js';
 import { parseOptions } from './options.js';
 import { migrateData } from './migrate-data.js';
 import { receiveMailCli } from './receive-mail.js';
+import { adminSubcommand, stats } from './admin.js';
 
 const USAGE = `Usage: npm run kith -- <command> [options]
 
@@ -65,6 +66,24 @@ Commands:
       Take in one reply to a notification e-mail (reply by e-mail, docs/mail-replies.md), for a mail
       server's pipe transport. Exit codes: 0 taken in (or refused with Kith's own bounce), 75 try
       again later, 78 reply by e-mail is off.
+  stats
+      Counts of users (and disabled ones), groups, messages, comments; stored bytes (and the bytes of
+      uploads under way) with the quotas; jobs and queued e-mails by state.
+  users list [--limit N] [--after ID]
+      One page of accounts by id (100 by default, at most 1000), with their stored bytes. When more
+      follow, "next" is the id to pass as --after for the next page.
+  users disable --user ID|EMAIL
+      Disable an account: its API key is refused from the next request (401 account_disabled), its
+      live streams close, sign-in and password reset are refused. Its content stays.
+  users enable --user ID|EMAIL
+      Let a disabled account in again, with the same key and password.
+  users delete --user ID|EMAIL
+      Delete an account exactly as the person can from their settings (DELETE /api/users/{id}).
+  groups list [--limit N] [--after ID]
+      One page of groups by id, with member counts; "next" as for users list.
+  groups delete --group ID
+      Delete a group with its messages, comments and memberships. Files only its messages carried
+      are removed by the hourly clean-up a day later.
 
 Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
 
@@ -213,6 +232,7 @@ const COMMANDS: Record<string, (ctx: AppContext, options: Map<string, string | t
     'create-group': createGroup,
     'invite-link': inviteLink,
     notify,
+    stats,
     'export-group': exportGroup,
   };
 
@@ -267,7 +287,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // A pipe transport's command, with the exit codes mail servers understand (not 0/1).
   if (command === 'receive-mail') return receiveMailCli(rest, { ...io, stdin: io.stdin ?? process.stdin });
   if (command === 'restore') return restoreCommand(rest, io);
-  const run = COMMANDS[command];
+  // `users …` and `groups …` name a sub-command first, then its options.
+  let run = COMMANDS[command];
+  if (command === 'users' || command === 'groups') {
+    try {
+      const sub = adminSubcommand(command, rest);
+      run = sub.run;
+      rest.splice(0, rest.length, ...sub.rest);
+    } catch (error) {
+      io.stderr(`kith ${command}: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+      return 2;
+    }
+  }
   const standalone = STANDALONE_COMMANDS[command];
   if (run === undefined && standalone === undefined) {
     io.stderr(`Unknown command "${command}".\n\n${USAGE}\n`);

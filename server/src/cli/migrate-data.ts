@@ -50,7 +50,9 @@ interface TableCopy {
  */
 const TABLES: TableCopy[] = [
   { name: 'kith_meta', key: ['key'] },
-  { name: 'users', key: ['id'] },
+  // Storage use arrives at zero too: the triggers of migration 0021 count each file as it is
+  // inserted (uploads in flight are none, the server being stopped).
+  { name: 'users', key: ['id'], adapt: (row) => ({ ...row, storage_bytes: 0, storage_reserved: 0 }) },
   // Arrives at zero: the trigger of migration 0009 counts each front message as it is inserted,
   // and the count is checked against the copied rows at the end (recountFrontMessages).
   { name: 'groups', key: ['id'], adapt: (row) => ({ ...row, front_count: 0 }) },
@@ -85,10 +87,11 @@ const TABLES: TableCopy[] = [
 
 /**
  * Source tables not copied: each database's record of its own migrations (the target ran the same
- * ones), and SQLite's search index (FTS5 and its shadow tables), which the target rebuilds in its
- * own form from the copied messages (indexMessages).
+ * ones), SQLite's search index (FTS5 and its shadow tables), which the target rebuilds in its
+ * own form from the copied messages (indexMessages), and the instance's storage counter, which the
+ * target's triggers fill as the files arrive (migration 0021).
  */
-const NOT_COPIED = /^(kith_migrations|kith_migrations_lock|message_search.*|sqlite_.*)$/;
+const NOT_COPIED = /^(kith_migrations|kith_migrations_lock|message_search.*|sqlite_.*|instance_storage)$/;
 
 export interface MigrateDataRequest {
   /** The target PostgreSQL database, `postgres://…`. */

@@ -20,6 +20,7 @@ import * as m0017 from './migrations/0017_all_groups_feed.js';
 import * as m0018 from './migrations/0018_push.js';
 import * as m0019 from './migrations/0019_mentions.js';
 import * as m0020 from './migrations/0020_mail_replies.js';
+import * as m0021 from './migrations/0021_quotas_admin.js';
 import * as m0022 from './migrations/0022_exports.js';
 import * as m0023 from './migrations/0023_zusam_import.js';
 
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_push': m0018,
   '0019_mentions': m0019,
   '0020_mail_replies': m0020,
+  '0021_quotas_admin': m0021,
   '0022_exports': m0022,
   '0023_zusam_import': m0023,
 };

@@ -39,6 +39,12 @@ export interface UsersTable {
   mention_emails: string | null;
   created_at: number;
   last_activity_date: number;
+  /** Bytes of the stored files this user uploaded; kept by triggers on `files` (migration 0021). */
+  storage_bytes: Generated<number>;
+  /** Bytes claimed by this user's uploads still streaming (features/files/quota.ts). */
+  storage_reserved: Generated<number>;
+  /** When an administrator disabled the account (ms); null while it is enabled. */
+  disabled_at: Generated<number | null>;
 }
 
 export interface GroupsTable {
@@ -162,6 +168,13 @@ export interface FilesTable {
   error: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** The instance's storage use, one row (id 1), kept like `users.storage_bytes` (migration 0021). */
+export interface InstanceStorageTable {
+  id: number;
+  bytes: number;
+  reserved: number;
 }
 
 export interface MessageFilesTable {
@@ -299,4 +312,5 @@ export interface Database {
   mentions: MentionsTable;
   exports: ExportsTable;
   zusam_imports: ZusamImportsTable;
+  instance_storage: InstanceStorageTable;
 }

@@ -9,9 +9,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller, when a valid `X-AUTH-TOKEN` was sent. */
     user: UserRow | null;
-    /** Why there is no caller: no header, or a header that is not a live key. */
-    authProblem: 'missing' | 'invalid';
+    /**
+     * Why there is no caller: no header, a header that is not a live key, or the key of an
+     * account an administrator disabled.
+     */
+    authProblem: 'missing' | 'invalid' | 'disabled';
   }
+}
+
+/** A disabled account's refusal: 401 for its key, 403 for its password at sign-in. */
+export function accountDisabled(status: 401 | 403): ApiError {
+  return new ApiError(status, 'account_disabled', 'This account is disabled. Ask the administrator of this instance');
 }
 
 /**
@@ -20,6 +28,7 @@ declare module 'fastify' {
  * rules of `grant` routes when neither a key nor a grant lets the request in.
  */
 export function unauthenticated(request: FastifyRequest): ApiError {
+  if (request.authProblem === 'disabled') return accountDisabled(401);
   if (request.authProblem === 'invalid')
     return new ApiError(401, 'invalid_api_key', 'This API key is not valid. Please log in again');
   return new ApiError(401, 'auth_required', 'You need to log in');

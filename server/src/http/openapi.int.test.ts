@@ -93,6 +93,7 @@ describe('OpenAPI document and docs page (docs/api §11.5)', () => {
         'GET /api/me/exports',
         'POST /api/me/exports',
         'GET /api/me/exports/{id}/download',
+        'GET /api/me/storage',
       ].sort(),
     );
     // Keyed routes say so; open ones do not.

@@ -54,8 +54,9 @@ async function send(method: string, path: string, body?: unknown, signal?: Abort
   }
   if (!response.ok) {
     const error = await errorOf(response);
-    // A key that stopped working (reset on another device, account deleted) sends the user back to login.
-    if (error.code === 'invalid_api_key' && getApiKey() !== null) clearSession();
+    // A key that stopped working (reset on another device, account deleted or disabled by the
+    // administrator) sends the user back to login, where a disabled account is told why.
+    if ((error.code === 'invalid_api_key' || error.code === 'account_disabled') && getApiKey() !== null) clearSession();
     throw error;
   }
   if (response.status === 204) return undefined;

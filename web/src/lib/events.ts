@@ -186,8 +186,9 @@ export function openEventStream(options: StreamOptions): () => void {
     try {
       const response = await fetch(appPath('/api/events'), { headers, signal: controller.signal, cache: 'no-store' });
       if (response.status === 401) {
-        // The key stopped working (reset elsewhere, account deleted): sign out, as every API call does.
-        if ((await errorCode(response)) === 'invalid_api_key') options.onUnauthorized?.();
+        // The key stopped working (reset elsewhere, account deleted or disabled): sign out, as every API call does.
+        const code = await errorCode(response);
+        if (code === 'invalid_api_key' || code === 'account_disabled') options.onUnauthorized?.();
         return;
       }
       if (response.status === 429) {

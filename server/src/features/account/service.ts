@@ -41,6 +41,7 @@ import { deleteExportZips, exportZipsOf } from '../exports/service.js';
 import { groupIdsOfUser } from '../memberships/queries.js';
 import type { UserRow } from '../../db/rows.js';
 import type { UsersTable } from '../../db/schema.js';
+import type { Updateable } from 'kysely';
 
 const loginTaken = () => new ApiError(409, 'login_taken', 'Another account already uses this e-mail address', 'login');
 const invalidName = () =>
@@ -53,7 +54,7 @@ const invalidName = () =>
 export async function updateUser(ctx: AppContext, caller: UserRow, targetId: string | null, body: Body) {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only change your own account');
   // The answer shows the caller active now, like every successful write (docs/api §1.11).
-  const changes: Partial<UsersTable> = { last_activity_date: ctx.clock.now() };
+  const changes: Updateable<UsersTable> = { last_activity_date: ctx.clock.now() };
 
   const rawName = body.string('name');
   if (rawName !== undefined) {
@@ -206,6 +207,14 @@ export async function updateUser(ctx: AppContext, caller: UserRow, targetId: str
  */
 export async function deleteUser(ctx: AppContext, caller: UserRow, targetId: string | null): Promise<void> {
   if (!canEditUser(caller, targetId)) throw forbidden('You can only delete your own account');
+  await deleteAccount(ctx, caller);
+}
+
+/**
+ * Deletes an account as DELETE /api/users/{id} does, whoever asks (the account itself, or an
+ * administrator through `kith users delete`).
+ */
+export async function deleteAccount(ctx: AppContext, caller: UserRow): Promise<void> {
   // Its export zips go too (the rows go with the account by foreign key).
   const exportZips = await exportZipsOf(ctx, caller.id);
   await transaction(ctx, async (tx, effects) => {

@@ -28,6 +28,8 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     }
     const user = key.length <= MAX_KEY_LENGTH ? await findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)) : undefined;
     if (user === undefined) request.authProblem = 'invalid';
+    // Read with the key on every request, never cached: a disabled account is refused at once.
+    else if (user.disabled_at !== null) request.authProblem = 'disabled';
     else request.user = user;
   });
 

@@ -51,7 +51,7 @@ export async function userFromMediaCookie(ctx: AppContext, request: FastifyReque
   const grant = parseMediaCookie(ctx, readCookie(request.headers.cookie, MEDIA_COOKIE), ctx.clock.now());
   if (grant === null) return null;
   const user = await findUserById(ctx.db.kysely, grant.userId);
-  return user !== undefined && user.api_key_version === grant.keyVersion ? user : null;
+  return user !== undefined && user.disabled_at === null && user.api_key_version === grant.keyVersion ? user : null;
 }
 
 /** Sets a fresh media cookie for `user` on the answer. A session cookie: no Max-Age. */

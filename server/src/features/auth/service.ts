@@ -9,7 +9,8 @@ import { hashPassword, needsRehash, verifyDummyPassword, verifyPassword } from '
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { addMember } from '../groups/service.js';
 import { findGroupBySecretKey } from '../groups/queries.js';
-import { findUserByLogin } from '../users/queries.js';
+import { findUserById, findUserByLogin } from '../users/queries.js';
+import { accountDisabled } from '../../http/caller.js';
 import type { UserRow } from '../../db/rows.js';
 import { newApiKey } from './api-keys.js';
 import {
@@ -82,6 +83,8 @@ async function checkCredentials(
   if (!ok || user === undefined) throw invalidCredentials();
   await perLoginAndIp.reset();
   await perLogin.undo();
+  // Said only to whom knows the password, so it tells nobody else the account exists.
+  if (user.disabled_at !== null) throw accountDisabled(403);
   // A hash imported from Zusam (bcrypt, or argon2 with Zusam's settings) is replaced by Kith's own
   // once the password is known: the first successful login after the move.
   if (needsRehash(user.password_hash)) {
@@ -200,6 +203,9 @@ export async function insertUser(
     mention_emails: null,
     created_at: input.now,
     last_activity_date: input.now,
+    storage_bytes: 0,
+    storage_reserved: 0,
+    disabled_at: null,
   };
   await insertUserRow(tx, user);
   return user;
@@ -216,7 +222,8 @@ export async function requestPasswordReset(ctx: AppContext, body: Body, ip: stri
 
   await transaction(ctx, async (tx, effects) => {
     const user = await findUserByLogin(tx, mail);
-    if (user === undefined) return;
+    // A disabled account gets no reset mail: a new password would not let it in.
+    if (user === undefined || user.disabled_at !== null) return;
     const now = ctx.clock.now();
     const recent = await countResetKeysSince(tx, user.id, now - 60 * 60 * 1000);
     if (recent >= 3) return; // 3 mails per account and hour; later requests send nothing.
@@ -252,6 +259,8 @@ export async function resetPassword(ctx: AppContext, body: Body, ip: string): Pr
   const found = await findValidResetKey(ctx.db.kysely, sha256(key), mail, now);
   if (found === undefined) throw invalidResetKey();
   await failures.undo();
+  const owner = await findUserById(ctx.db.kysely, found.userId);
+  if (owner !== undefined && owner.disabled_at !== null) throw accountDisabled(403);
 
   const passwordHash = await hashPassword(password);
   const apiKey = newApiKey(ctx);

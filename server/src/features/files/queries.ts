@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { FileRow } from '../../db/rows.js';
 import type { Database } from '../../db/schema.js';
 
@@ -152,4 +152,78 @@ export async function markRawFileFailed(db: Q, fileId: string, reason: string, u
     .where('status', '=', 'raw')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** A user's stored bytes and those their uploads in flight have claimed, and the instance's. */
+export async function readStorage(
+  db: Q,
+  userId: string,
+): Promise<{ bytes: number; reserved: number; instanceBytes: number; instanceReserved: number }> {
+  const [user, instance] = await Promise.all([
+    db.selectFrom('users').select(['storage_bytes', 'storage_reserved']).where('id', '=', userId).executeTakeFirst(),
+    db.selectFrom('instance_storage').select(['bytes', 'reserved']).where('id', '=', 1).executeTakeFirst(),
+  ]);
+  return {
+    bytes: user?.storage_bytes ?? 0,
+    reserved: user?.storage_reserved ?? 0,
+    instanceBytes: instance?.bytes ?? 0,
+    instanceReserved: instance?.reserved ?? 0,
+  };
+}
+
+/**
+ * Claims `bytes` more for an upload of `userId`, only while the user's stored and claimed bytes
+ * stay within `userLimit` and the instance's within `instanceLimit` (null: no limit). Each check
+ * and claim is one conditional UPDATE, so two uploads at once cannot both pass a limit only one
+ * fits under. Answers which limit refused, or null once both rows took the claim (the caller's
+ * transaction rolls the first back when the second refuses).
+ */
+export async function claimStorage(
+  db: Q,
+  userId: string,
+  bytes: number,
+  limits: { userLimit: number | null; instanceLimit: number | null },
+): Promise<'user' | 'instance' | null> {
+  const { userLimit, instanceLimit } = limits;
+  const user = await db
+    .updateTable('users')
+    .set((eb) => ({ storage_reserved: eb('storage_reserved', '+', bytes) }))
+    .where('id', '=', userId)
+    .$if(userLimit !== null, (q) =>
+      q.where((eb) => eb(eb(eb.ref('storage_bytes'), '+', eb.ref('storage_reserved')), '<=', (userLimit ?? 0) - bytes)),
+    )
+    .executeTakeFirst();
+  if (Number(user.numUpdatedRows) === 0) return 'user';
+  const instance = await db
+    .updateTable('instance_storage')
+    .set((eb) => ({ reserved: eb('reserved', '+', bytes) }))
+    .where('id', '=', 1)
+    .$if(instanceLimit !== null, (q) =>
+      q.where((eb) => eb(eb(eb.ref('bytes'), '+', eb.ref('reserved')), '<=', (instanceLimit ?? 0) - bytes)),
+    )
+    .executeTakeFirst();
+  return Number(instance.numUpdatedRows) === 0 ? 'instance' : null;
+}
+
+/** Gives back `bytes` an upload of `userId` had claimed (never below zero). */
+export async function releaseStorage(db: Q, userId: string, bytes: number): Promise<void> {
+  if (bytes <= 0) return;
+  await db
+    .updateTable('users')
+    .set({
+      storage_reserved: sql<number>`case when storage_reserved > ${bytes} then storage_reserved - ${bytes} else 0 end`,
+    })
+    .where('id', '=', userId)
+    .execute();
+  await db
+    .updateTable('instance_storage')
+    .set({ reserved: sql<number>`case when reserved > ${bytes} then reserved - ${bytes} else 0 end` })
+    .where('id', '=', 1)
+    .execute();
+}
+
+/** Forgets every claim of uploads under way (none can be, when this is called). */
+export async function clearStorageClaims(db: Q): Promise<void> {
+  await db.updateTable('users').set({ storage_reserved: 0 }).where('storage_reserved', '<>', 0).execute();
+  await db.updateTable('instance_storage').set({ reserved: 0 }).where('reserved', '<>', 0).execute();
 }

@@ -7,6 +7,7 @@ import type { ByteRange } from '../../storage/file-store.js';
 import { fileForBytes, fileForImage, fileForMetadata } from './access.js';
 import { ensureImage, imageEtag, parseImageRequest, type ImageFormat } from './images.js';
 import { presentFile } from './presenter.js';
+import { checkDeclaredSize, storageUsage } from './quota.js';
 import {
   discardUpload,
   missingFile,
@@ -141,6 +142,8 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     route(scope, 'POST /api/files', async (request, reply, user) => {
       await takeUploadAllowance(ctx, user);
+      // An upload whose announced size cannot fit is refused before a byte of it is read.
+      await checkDeclaredSize(ctx, user, request.headers['content-length']);
       if (!request.isMultipart()) throw missingFile();
       let received: ReceivedUpload | undefined;
       try {
@@ -162,6 +165,8 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       return reply.code(201).send(await recordUpload(ctx, received));
     });
   });
+
+  route(app, 'GET /api/me/storage', (_request, _reply, user) => storageUsage(ctx, user));
 
   route(app, 'GET /api/files/{id}', async (request) =>
     presentFile(ctx, await fileForMetadata(ctx, request, request.params.id)),

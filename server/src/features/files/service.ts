@@ -13,6 +13,7 @@ import type { FileRow, UserRow } from '../../db/rows.js';
 import { isShowable, MAX_IMAGE_RATIO } from './images.js';
 import { presentFile, type FileObject } from './presenter.js';
 import { insertFile } from './queries.js';
+import { UploadReservation } from './quota.js';
 
 /** Longer side of a stored image; very tall or wide images (ratio > 10) get their width capped. */
 const MAX_IMAGE_SIDE = 4096;
@@ -29,7 +30,8 @@ const tooLarge = (message = 'The file is larger than this instance allows') =>
 /**
  * Counts the bytes of an upload as they pass. The first bytes decide the format (`decide`, which may
  * refuse it and returns the byte limit of its kind); past that limit the stream fails at once, so
- * an oversized upload is never read to its end.
+ * an oversized upload is never read to its end. No byte goes on before the storage quotas made
+ * room for it (`reservation`), so an upload past a quota fails as soon as it passes it.
  */
 class UploadMeter extends Transform {
   private head: Buffer[] = [];
@@ -37,7 +39,10 @@ class UploadMeter extends Transform {
   private limit = -1;
   bytes = 0;
 
-  constructor(private readonly decide: (head: Buffer) => Promise<number>) {
+  constructor(
+    private readonly decide: (head: Buffer) => Promise<number>,
+    private readonly reservation: UploadReservation,
+  ) {
     super();
   }
 
@@ -45,7 +50,7 @@ class UploadMeter extends Transform {
     this.bytes += chunk.length;
     if (this.limit >= 0) {
       if (this.bytes > this.limit) callback(tooLarge());
-      else callback(null, chunk);
+      else this.reservation.cover(this.bytes).then(() => callback(null, chunk), callback);
       return;
     }
     this.head.push(chunk);
@@ -63,12 +68,15 @@ class UploadMeter extends Transform {
   private release(callback: TransformCallback): void {
     const head = Buffer.concat(this.head);
     this.head = [];
-    this.decide(head).then((limit) => {
-      this.limit = limit;
-      if (this.bytes > limit) return callback(tooLarge());
-      this.push(head);
-      callback();
-    }, callback);
+    this.decide(head)
+      .then(async (limit) => {
+        this.limit = limit;
+        if (this.bytes > limit) throw tooLarge();
+        await this.reservation.cover(this.bytes);
+        this.push(head);
+        callback();
+      })
+      .catch(callback);
   }
 }
 
@@ -177,6 +185,8 @@ async function processImage(ctx: AppContext, sourceKey: string, id: string): Pro
 export interface ReceivedUpload {
   row: FileRow;
   job: 'process-video' | 'process-audio' | null;
+  /** The room the upload claimed under the quotas, given back once the row counts the bytes. */
+  reservation: UploadReservation;
 }
 
 /**
@@ -198,6 +208,7 @@ export async function receiveUpload(
   const id = options.id ?? newId();
   const tmpKey = `tmp/${id}`;
   let detected: Detected | undefined;
+  const reservation = new UploadReservation(ctx, user?.id ?? null);
   const meter = new UploadMeter(async (head) => {
     const type = await fileTypeFromBuffer(head);
     const kind = type === undefined ? undefined : UPLOAD_EXTENSIONS[type.ext];
@@ -206,7 +217,7 @@ export async function receiveUpload(
       throw featureDisabled(`Uploads of ${kind} files are turned off on this instance`);
     detected = { kind, ext: type.ext, mime: type.mime };
     return ctx.config.uploadMaxBytes[kind];
-  });
+  }, reservation);
   const counted = pipeline(source, meter, () => undefined);
   let storedKey: string | null = null;
 
@@ -225,7 +236,7 @@ export async function receiveUpload(
         width: image.width,
         height: image.height,
       });
-      return { row, job: null };
+      return { row, job: null, reservation };
     }
     storedKey = `${id}.${detected.ext}`;
     await ctx.files.move(tmpKey, storedKey);
@@ -233,8 +244,9 @@ export async function receiveUpload(
     // converts them and moves them to `ready`. A PDF's preview is made on first request.
     const status = kind === 'pdf' ? 'ready' : 'raw';
     const row = fileRow(id, user, now, detected, meter.bytes, fileName, { status, width: null, height: null });
-    return { row, job: kind === 'video' ? 'process-video' : kind === 'audio' ? 'process-audio' : null };
+    return { row, job: kind === 'video' ? 'process-video' : kind === 'audio' ? 'process-audio' : null, reservation };
   } catch (error) {
+    await reservation.release();
     await ctx.files.delete(tmpKey);
     if (storedKey !== null) await ctx.files.delete(storedKey);
     await ctx.files.delete(`derived/${id}`);
@@ -252,9 +264,13 @@ export async function recordUpload(ctx: AppContext, upload: ReceivedUpload): Pro
   try {
     // The job exists exactly when the file does: both in one transaction.
     await transaction(ctx, async (tx, effects) => {
+      // The row's trigger counts the stored bytes (migration 0021); the claim made while they
+      // streamed is given back in the same commit.
       await insertFile(tx, row);
+      await upload.reservation.settle(tx);
       if (job !== null) await effects.enqueue(job, { fileId: row.id });
     });
+    upload.reservation.settled();
   } catch (error) {
     await discardUpload(ctx, upload);
     throw error;
@@ -264,6 +280,7 @@ export async function recordUpload(ctx: AppContext, upload: ReceivedUpload): Pro
 
 /** Removes the stored bytes of an upload that will not be recorded. */
 export async function discardUpload(ctx: AppContext, upload: ReceivedUpload): Promise<void> {
+  await upload.reservation.release();
   await ctx.files.delete(upload.row.storage_key);
   await ctx.files.delete(`derived/${upload.row.id}`);
 }

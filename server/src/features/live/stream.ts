@@ -7,6 +7,7 @@ import { Throttle } from '../../lib/throttles.js';
 import { receivableBy, recipientsOf } from './audience.js';
 import { REPLAY_LIMITS, type PublishedEvent } from '../../events/event-bus.js';
 import { presentFrame, sseFrame } from './present.js';
+import { usersStillAllowed } from '../users/queries.js';
 
 /**
  * GET /api/events (docs/api §11.4): one Server-Sent Events stream per open tab or device.
@@ -293,6 +294,25 @@ export class EventStreams {
 
   private ping(): void {
     for (const streams of [...this.byUser.values()]) for (const stream of [...streams]) stream.write(': ping\n\n');
+    void this.closeLockedOut();
+  }
+
+  /**
+   * Ends the streams of accounts disabled or deleted by another process. In scale-out mode the
+   * `disconnect` event of `kith users disable|delete` reaches every process at once; an embedded
+   * server shares no bus with the CLI, so it looks at each ping (one query per 500 open users).
+   */
+  private async closeLockedOut(): Promise<void> {
+    const userIds = [...this.byUser.keys()];
+    try {
+      for (let start = 0; start < userIds.length; start += 500) {
+        const batch = userIds.slice(start, start + 500);
+        const allowed = await usersStillAllowed(this.ctx.db.kysely, batch);
+        for (const userId of batch) if (!allowed.has(userId)) this.closeUser(userId);
+      }
+    } catch (error) {
+      this.ctx.log.warn({ err: error }, 'could not check the accounts of open live streams');
+    }
   }
 
   private onPublished(published: PublishedEvent): void {

@@ -139,7 +139,8 @@ async function receiveFor(
   const address = await findReplyAddress(ctx.db.kysely, id);
   if (address === undefined) return bounce('unknown_address', token);
   const user = await findUserById(ctx.db.kysely, address.user_id);
-  if (user === undefined) return bounce('unknown_address', token);
+  // A disabled account posts nothing, by mail either.
+  if (user === undefined || user.disabled_at !== null) return bounce('unknown_address', token);
   // A mail delivered twice (a retry after a lost answer, a second MX) counts once, bounces included.
   // One without a Message-ID cannot be recognized again, but still counts against the hourly limit.
   const key =

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import type { UserRow } from '../../db/rows.js';
 import type { Database, UsersTable } from '../../db/schema.js';
 
@@ -66,7 +66,7 @@ export async function isUserVisibleTo(db: Q, viewerId: string, targetId: string)
 }
 
 /** Changes the given columns of one user (a login already taken fails on the unique index). */
-export async function updateUserRow(db: Q, id: string, changes: Partial<UsersTable>): Promise<void> {
+export async function updateUserRow(db: Q, id: string, changes: Updateable<UsersTable>): Promise<void> {
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
 }
 
@@ -94,4 +94,16 @@ export async function groupsWithMembers(db: Q, groupIds: string[]): Promise<Set<
 /** Marks groups as left without members at `now` (the start of their purge delay). */
 export async function markGroupsEmptied(db: Q, groupIds: string[], now: number): Promise<void> {
   await db.updateTable('groups').set({ emptied_at: now }).where('id', 'in', groupIds).execute();
+}
+
+/** Of `ids`, the accounts that exist and are not disabled, in one query. */
+export async function usersStillAllowed(db: Q, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('disabled_at', 'is', null)
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }

@@ -1,11 +1,13 @@
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { LIMITS, type Me } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
-import { uploadFile } from '../../lib/api';
+import { call, uploadFile } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
 import { showError } from '../../lib/notify';
 import ui from '../../styles/ui.module.css';
 import { checkProfile, type ProfileField, profileFormOf } from './settings';
+import { storageLines } from './storage';
 import { type MeChanges, useSaveMe } from './useSaveMe';
 import styles from './Settings.module.css';
 
@@ -117,6 +119,7 @@ export function ProfilePanel({ me }: { me: Me }) {
             {picture.kind === 'new' ? t('settings.avatar_pending') : t('settings.avatar_removed')}
           </p>
         )}
+        <StorageUsageText />
       </fieldset>
       <label className={ui.label}>
         {t('settings.name')}
@@ -151,5 +154,22 @@ export function ProfilePanel({ me }: { me: Me }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** The storage the user's uploads take, of their limit (issue 22); nothing until it is known. */
+function StorageUsageText() {
+  const { t, i18n } = useTranslation();
+  // Read again each time the tab opens: uploads elsewhere change it.
+  const usage = useQuery({
+    queryKey: ['me', 'storage'],
+    queryFn: ({ signal }) => call('GET /api/me/storage', { signal }),
+    staleTime: 0,
+  });
+  if (usage.data === undefined) return null;
+  return (
+    <p className={ui.muted} data-testid="storage-usage">
+      {storageLines(usage.data, i18n.language, t).join(' ')}
+    </p>
   );
 }
