@@ -148,6 +148,10 @@ describe('UserSettings choices', () => {
   });
 });
 
+/** The requests of a fetch spy that would change something (any method but GET). */
+const writesOf = (spy: { mock: { calls: [unknown, RequestInit?][] } }) =>
+  spy.mock.calls.filter(([, init]) => (init?.method ?? 'GET') !== 'GET');
+
 describe('UserSettings profile checks', () => {
   it('says "Passwords don\'t match" and sends nothing when the confirmation differs', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
@@ -161,7 +165,8 @@ describe('UserSettings profile checks', () => {
     expect(alerts.getSnapshot().map((a) => [a.text, a.style])).toEqual([["Passwords don't match", 'danger']]);
     expect(screen.getByLabelText('Repeat the new password').getAttribute('aria-invalid')).toBe('true');
     expect(document.activeElement).toBe(screen.getByLabelText('Repeat the new password'));
-    expect(fetchSpy).not.toHaveBeenCalled();
+    // Nothing sent: the tab's only request is the read of the storage use (GET /api/me/storage).
+    expect(writesOf(fetchSpy)).toEqual([]);
   });
 
   it('refuses a blank name before sending', async () => {
@@ -173,7 +178,8 @@ describe('UserSettings profile checks', () => {
       await Promise.resolve();
     });
     expect(alerts.getSnapshot()[0]?.text).toBe('The name must be 1 to 128 characters long, without < or >.');
-    expect(fetchSpy).not.toHaveBeenCalled();
+    // Nothing sent: the tab's only request is the read of the storage use (GET /api/me/storage).
+    expect(writesOf(fetchSpy)).toEqual([]);
   });
 });
 

@@ -147,8 +147,8 @@ describe('PushSettings', () => {
     show({ push: false });
     await act(async () => {});
     expect(screen.queryByRole('heading', { name: 'Push notifications' })).toBeNull();
-    // The e-mail choice of the tab is still there.
-    expect(screen.getByRole('radio', { name: 'Never' })).toBeTruthy();
+    // The e-mail choices of the tab are still there.
+    expect(screen.getByRole('group', { name: 'E-mail me a summary of my notifications' })).toBeTruthy();
     cleanup();
     vi.unstubAllGlobals();
     show();
