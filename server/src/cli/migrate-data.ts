@@ -81,6 +81,8 @@ const TABLES: TableCopy[] = [
   // Reply by e-mail (issue 21): the addresses already mailed keep working on the new database.
   { name: 'reply_addresses', key: ['id'] },
   { name: 'received_replies', key: ['key'] },
+  // Members' exports (issue 22): their zips are files of the store, moved with the others.
+  { name: 'exports', key: ['id'] },
   // Moving in from Zusam (issue 22): what was imported, so an import can go on after the move.
   { name: 'zusam_imports', key: ['kind', 'zusam_id'] },
 ];
