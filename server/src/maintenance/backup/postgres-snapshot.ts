@@ -237,8 +237,9 @@ export async function restoreDump(dumpFile: string, url: string): Promise<void> 
 
 /**
  * Loads exported tables into a database migrated to the backup's schema: user triggers off while
- * the rows go in (the counters they keep arrive with the rows), tables in foreign-key order, each
- * from its JSON lines a batch per statement, all in one transaction.
+ * the rows go in (the counters they keep arrive with the rows), rows the migrations seeded
+ * replaced, tables in foreign-key order, each from its JSON lines a batch per statement, all in
+ * one transaction.
  */
 export async function importTables(
   client: pg.Client,
@@ -254,6 +255,9 @@ export async function importTables(
   await client.query('begin');
   try {
     for (const table of order) await client.query(`alter table ${pg.escapeIdentifier(table)} disable trigger user`);
+    // The target holds no data but what its migrations seeded (such as the one row of
+    // instance_storage, migration 0021): the backup's rows take their place.
+    for (const table of [...order].reverse()) await client.query(`delete from ${pg.escapeIdentifier(table)}`);
     for (const table of order) {
       let batch: string[] = [];
       const flush = async () => {
