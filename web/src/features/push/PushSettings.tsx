@@ -4,6 +4,7 @@ import { type EndpointAnswer, type Me, PUSH_CHOICES, type PushChoice } from '@ki
 import { useInfo } from '../../api/queries';
 import { useSubmit } from '../../hooks/useSubmit';
 import { call } from '../../lib/api';
+import { SaveButton } from '../../components/SaveButton';
 import { type TFunction, useTranslation } from '../../lib/i18n';
 import { showAlert, showError } from '../../lib/notify';
 import ui from '../../styles/ui.module.css';
@@ -278,11 +279,7 @@ function PushChoicesForm({ me }: { me: Me }) {
           </label>
         </div>
       </fieldset>
-      <div>
-        <button className={ui.button} type="submit" disabled={pending}>
-          {t('settings.save')}
-        </button>
-      </div>
+      <SaveButton pending={pending} />
     </form>
   );
 }

@@ -11,6 +11,7 @@ import {
   NOTIFICATION_EMAIL_FREQUENCIES,
 } from '@kith/common';
 import { deviceLanguage } from '../../lib/language';
+import { SaveButton } from '../../components/SaveButton';
 import { setLanguage, useTranslation } from '../../lib/i18n';
 import { loadTifinagh } from '../../lib/scripts';
 import { PushSettings } from '../push/PushSettings';
@@ -88,7 +89,6 @@ function ChoiceForm<V extends string>({
   changes,
   after,
 }: ChoiceFormProps<V>) {
-  const { t } = useTranslation();
   const { pending, save } = useSaveMe(me.id);
   const [value, setValue] = useState<V>(initial);
   const id = useId();
@@ -125,11 +125,7 @@ function ChoiceForm<V extends string>({
           )}
         </div>
       )}
-      <div>
-        <button className={ui.button} type="submit" disabled={pending}>
-          {t('settings.save')}
-        </button>
-      </div>
+      <SaveButton pending={pending} />
     </form>
   );
 }
@@ -173,11 +169,7 @@ export function NotificationsPanel({ me }: { me: Me }) {
           value={mentions}
           onChange={setMentions}
         />
-        <div>
-          <button className={ui.button} type="submit" disabled={pending}>
-            {t('settings.save')}
-          </button>
-        </div>
+        <SaveButton pending={pending} />
       </form>
       <PushSettings me={me} />
     </>

@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { LIMITS, type Me } from '@kith/common';
 import { Avatar } from '../../components/Avatar';
 import { call, uploadFile } from '../../lib/api';
+import { SaveButton } from '../../components/SaveButton';
 import { useTranslation } from '../../lib/i18n';
 import { showError } from '../../lib/notify';
 import ui from '../../styles/ui.module.css';
@@ -148,11 +149,7 @@ export function ProfilePanel({ me }: { me: Me }) {
         {t('settings.confirm_password')}
         <input {...input('confirm')} type="password" autoComplete="new-password" maxLength={LIMITS.passwordMax} />
       </label>
-      <div>
-        <button className={ui.button} type="submit" disabled={pending}>
-          {t('settings.save')}
-        </button>
-      </div>
+      <SaveButton pending={pending} />
     </form>
   );
 }
