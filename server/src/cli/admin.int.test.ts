@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../../test/harness.js';
 import { serve } from '../../test/sse.js';
 import { uploadFile } from '../../test/uploads.js';
 import { eventStreamsOf } from '../features/live/stream.js';
-import { runCli } from './main.js';
+import { runCliCaptured } from '../../test/cli.js';
 
 // The administration commands (issue 22, part 4): stats, users list|disable|enable|delete,
 // groups list|delete, each on the database of a running app, as an operator would run them.
@@ -35,12 +35,7 @@ describe('admin CLI: stats, users and groups', () => {
   });
   afterAll(() => t.close());
 
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env });
-    return { code, stdout, stderr, json: stdout === '' ? undefined : JSON.parse(stdout) };
-  }
+  const cli = (...argv: string[]) => runCliCaptured(argv, env);
 
   async function post(author: BuiltUser, group: string, parent?: string) {
     const res = await api.post('/messages', {

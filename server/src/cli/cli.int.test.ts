@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../test/client.js';
 import { buildUser } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
-import { runCli } from './main.js';
+import { runCliCaptured } from '../../test/cli.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -26,12 +26,7 @@ describe('admin CLI', () => {
   });
   afterAll(() => t.close());
 
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env });
-    return { code, stdout, stderr, json: stdout === '' ? undefined : JSON.parse(stdout) };
-  }
+  const cli = (...argv: string[]) => runCliCaptured(argv, env);
 
   it('create-user makes an account whose key reads /api/me', async () => {
     const out = await cli('create-user', '--email', ' Zoe@Example.org ', '--password', 'password123', '--name', 'Zoé');

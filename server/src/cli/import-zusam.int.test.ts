@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../test/harness.js';
 import { addZusamPost, generateZusam, ZUSAM_PASSWORDS, type ZusamInstance } from '../../test/zusam/generate.js';
 import { importZusam, zusamTextToKith, type ImportReport } from './import-zusam.js';
-import { runCli } from './main.js';
+import { runCliCaptured } from '../../test/cli.js';
 
 // Two small generated Zusam instances (0.5.6 and 0.6.1) imported into one Kith, then checked
 // through the API as their users see it.
@@ -45,12 +45,7 @@ describe('import-zusam', () => {
     };
   }
 
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: env() });
-    return { code, stdout, stderr };
-  }
+  const cli = (...argv: string[]) => runCliCaptured(argv, env());
 
   it('reports what it imported and every oddity it left out, with why', () => {
     for (const [report, version] of [

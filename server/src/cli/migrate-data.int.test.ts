@@ -17,8 +17,8 @@ import { migrateToLatest } from '../db/migrate.js';
 import { newId } from '../lib/ids.js';
 import { randomToken } from '../lib/secrets.js';
 import { S3FileStore } from '../storage/s3-file-store.js';
-import { runCli } from './main.js';
 import { migrateData } from './migrate-data.js';
+import { runCliCaptured } from '../../test/cli.js';
 
 // `migrate-data` end to end: an embedded instance built through the API (SQLite in a DATA_DIR,
 // files in DATA_DIR/files) copied into a fresh PostgreSQL database and an S3 bucket of a test
@@ -115,12 +115,7 @@ describe('migrate-data', { timeout: 60_000 }, () => {
     };
   }
 
-  async function cli(argv: string[], env: Record<string, string>) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env });
-    return { code, stdout, stderr, json: stdout === '' ? undefined : JSON.parse(stdout) };
-  }
+  const cli = runCliCaptured;
 
   async function count(db: Db, table: string): Promise<number> {
     const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(db.kysely);

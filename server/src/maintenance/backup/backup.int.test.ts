@@ -20,13 +20,13 @@ import { createTestApp, TestClock, TEST_DIALECT, type TestApp } from '../../../t
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from '../../../test/postgres.js';
 import { createTestBucket, s3Env } from '../../../test/s3.js';
 import { uploadFile } from '../../../test/uploads.js';
-import { runCli } from '../../cli/main.js';
 import type { AppContext } from '../../context.js';
 import { randomToken } from '../../lib/secrets.js';
 import { createBackup, FILES_DIR, verifyBackup, type BackupReport } from './backup.js';
 import { listBackups, readManifest } from './manifest.js';
 import { runBackupSchedule } from './schedule.js';
 import { checkSqlite } from './sqlite-snapshot.js';
+import { runCliCaptured } from '../../../test/cli.js';
 
 // Backups and restores end to end, on the engine of the project (SQLite with DATA_DIR/files, or
 // PostgreSQL with its S3 bucket): a backup taken while 20 writers post over HTTP, restored into a
@@ -68,12 +68,7 @@ describe('backups and restores', { timeout: 120_000 }, () => {
     return { ...env, ...more };
   }
 
-  async function cli(argv: string[], env: Record<string, string>) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env });
-    return { code, stdout, stderr, json: stdout === '' ? undefined : JSON.parse(stdout) };
-  }
+  const cli = runCliCaptured;
 
   /** An empty place to restore into: a data folder path, and on PostgreSQL an empty database and bucket. */
   async function emptyTarget(): Promise<{ to: string; env: Record<string, string>; dataDir: string }> {
