@@ -19,7 +19,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['common/src/**/*.test.ts', 'server/src/**/*.unit.test.ts'],
+          include: ['common/src/**/*.test.ts', 'server/src/**/*.unit.test.ts', 'bench/lib/**/*.unit.test.ts'],
           // Vitest's 5 s is short for a test that waits on a worker thread while both cores are busy.
           testTimeout: 60_000,
         },

@@ -16,7 +16,7 @@ import { measureBaseline } from './lib/runner/baseline.ts';
 import { runEvents } from './lib/runner/events.ts';
 import { runLoad, type LoadRequest } from './lib/runner/load.ts';
 import { list, openRawDb, rawScenarios, timeMedian, type RawAnswer, type RawDb } from './lib/runner/raw.ts';
-import { formatTable, round } from './lib/runner/report.ts';
+import { fillRatios, formatTable, round } from './lib/runner/report.ts';
 import { deleteBenchPosts, loadScenarios, type LoadScenario } from './lib/runner/scenarios.ts';
 import { startCluster } from './lib/runner/cluster.ts';
 import { rssMb, startServer, type RunningServer } from './lib/runner/server.ts';
@@ -85,12 +85,23 @@ function emptyResult(name: string): ScenarioResult {
     p95_1c_ms: null,
     baseline_rps: null,
     ratio: null,
+    limit_rps: null,
+    limit_ratio: null,
+    of_sqlite: null,
     raw_ms: null,
     raw_ratio: null,
     rss_mb: null,
     errors: 0,
     requests: 0,
   };
+}
+
+/** The rps of each scenario in the last whole SQLite run of `scale`, if there is one. */
+function sqliteRpsOf(resultsDir: string, scale: string): Map<string, number> | null {
+  const file = path.join(resultsDir, `sqlite-${scale}.json`);
+  if (!existsSync(file)) return null;
+  const run = JSON.parse(readFileSync(file, 'utf8')) as { scenarios?: { name: string; rps: number | null }[] };
+  return new Map((run.scenarios ?? []).flatMap((r) => (r.rps === null ? [] : [[r.name, r.rps] as const])));
 }
 
 async function main(): Promise<number> {
@@ -365,13 +376,8 @@ async function main(): Promise<number> {
   }
 
   const baselineRps = baselineRuns.length > 0 ? baselineRuns.reduce((a, b) => a + b, 0) / baselineRuns.length : null;
-  for (const r of results) {
-    if (r.name !== 'events') {
-      r.baseline_rps = baselineRps;
-      r.ratio = r.rps !== null && baselineRps !== null && baselineRps > 0 ? r.rps / baselineRps : null;
-    }
-    r.raw_ratio = r.p50_1c_ms !== null && r.raw_ms !== null && r.raw_ms > 0 ? r.p50_1c_ms / r.raw_ms : null;
-  }
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
+  fillRatios(results, baselineRps, options.db === 'postgres' ? sqliteRpsOf(resultsDir, options.scale) : null);
 
   process.stdout.write(
     `\nKith bench: ${options.db}, scale ${manifest.scale}, ${options.connections} connections, ${options.durationS} s per scenario` +
@@ -421,6 +427,9 @@ async function main(): Promise<number> {
       p95_1c_ms: round(r.p95_1c_ms, 3),
       baseline_rps: round(r.baseline_rps, 0),
       ratio: round(r.ratio, 3),
+      limit_rps: round(r.limit_rps, 0),
+      limit_ratio: round(r.limit_ratio, 3),
+      of_sqlite: round(r.of_sqlite, 3),
       raw_ms: round(r.raw_ms, 3),
       raw_ratio: round(r.raw_ratio, 2),
       rss_mb: round(r.rss_mb, 1),
@@ -432,10 +441,13 @@ async function main(): Promise<number> {
     warnings,
     web: webResult,
   };
-  const resultsDir = path.join(repoRoot, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   const outFile = path.join(resultsDir, options.smoke ? 'smoke.json' : 'latest.json');
   writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
+  // Whole runs are also kept per engine and scale: a PostgreSQL run sets itself beside SQLite's.
+  if (!options.smoke && options.only === null && options.processes === null) {
+    writeFileSync(path.join(resultsDir, `${options.db}-${options.scale}.json`), `${JSON.stringify(output, null, 2)}\n`);
+  }
   process.stdout.write(`\nwrote ${path.relative(process.cwd(), outFile)}\n`);
 
   // The smoke run guards the harness, so any error fails it. A measuring run reports errors in the

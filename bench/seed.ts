@@ -1,7 +1,7 @@
 /**
  * The benchmark data generator (issue 7):
  *
- *   node bench/seed.ts --scale small|full [--seed N] [--db sqlite|postgres] [--out DIR]
+ *   node bench/seed.ts --scale small|full|x10 [--seed N] [--db sqlite|postgres] [--out DIR]
  *
  * Builds a fresh data folder (and, for PostgreSQL, a fresh database `kith_bench_<scale>`) through
  * the server's own configuration loader, migrations and context, writes deterministic data in bulk
@@ -24,7 +24,7 @@ import type { Manifest, ManifestUser } from './lib/manifest.ts';
 import { planMessages } from './lib/plan-messages.ts';
 import { planPeople, type PeoplePlan, type UserPlan } from './lib/plan-people.ts';
 import { Random } from './lib/prng.ts';
-import { DATA_NOW, MANIFEST_USERS, SCALES, type ScaleName } from './lib/scale.ts';
+import { DATA_NOW, isScaleName, MANIFEST_USERS, SCALES, type ScaleName } from './lib/scale.ts';
 import { chooseSearchTerms } from './lib/search-words.ts';
 import { planBookmarks, writeBookmarks } from './lib/seed-bookmarks.ts';
 import { writeFiles } from './lib/seed-files.ts';
@@ -47,7 +47,7 @@ interface Options {
 
 function usage(problem: string): never {
   process.stderr.write(
-    `${problem}\nUsage: node bench/seed.ts --scale small|full [--seed N] [--db sqlite|postgres] [--out DIR]\n`,
+    `${problem}\nUsage: node bench/seed.ts --scale small|full|x10 [--seed N] [--db sqlite|postgres] [--out DIR]\n`,
   );
   process.exit(2);
 }
@@ -62,7 +62,7 @@ function readOptions(): Options {
     },
   });
   const scale = values.scale;
-  if (scale !== 'small' && scale !== 'full') usage('--scale must be small or full');
+  if (!isScaleName(scale)) usage('--scale must be small, full or x10');
   const db = values.db;
   if (db !== 'sqlite' && db !== 'postgres') usage('--db must be sqlite or postgres');
   const seed = Number(values.seed);

@@ -2,6 +2,7 @@
  * `<out>/manifest.json`: what the load runner needs to know about a seeded data folder. The runner
  * reads it; import this type there rather than restating the shape.
  */
+import type { ScaleName } from './scale.ts';
 import type { SearchTerms } from './search-words.ts';
 
 export interface ManifestUser {
@@ -11,7 +12,7 @@ export interface ManifestUser {
 }
 
 export interface Manifest {
-  scale: 'small' | 'full';
+  scale: ScaleName;
   seed: number;
   db: 'sqlite' | 'postgres';
   /** Absolute path of the data folder: start the server with DATA_DIR set to it. */

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { DbKind, RunOptions, Scale } from './types.ts';
+import { isScaleName } from '../scale.ts';
 
-export const USAGE = `Usage: node bench/run.ts --scale small|full [--db sqlite|postgres] [--duration S] [--connections N] [--smoke]
+export const USAGE = `Usage: node bench/run.ts --scale small|full|x10 [--db sqlite|postgres] [--duration S] [--connections N] [--smoke]
        [--only name,name] [--manifest path/to/manifest.json] [--cpu-prof DIR] [--processes N]
 
   --scale        which generated data set: bench/data/<db>-<scale>/manifest.json (default small)
@@ -43,7 +44,7 @@ export function readArgs(argv: string[]): ParsedArgs {
   });
   if (values.help) throw new Error(USAGE);
   const scale = values.scale;
-  if (scale !== 'small' && scale !== 'full') throw new Error(`--scale must be small or full\n\n${USAGE}`);
+  if (!isScaleName(scale)) throw new Error(`--scale must be small, full or x10\n\n${USAGE}`);
   const db = values.db;
   if (db !== 'sqlite' && db !== 'postgres') throw new Error(`--db must be sqlite or postgres\n\n${USAGE}`);
   const connections = Number(values.connections);
@@ -51,7 +52,7 @@ export function readArgs(argv: string[]): ParsedArgs {
     throw new Error(`--connections must be a whole number from 1 to 10000\n\n${USAGE}`);
   }
   const smoke = values.smoke;
-  const defaults = smoke ? { d: 1, w: 0.5 } : scale === 'full' ? { d: 10, w: 3 } : { d: 5, w: 2 };
+  const defaults = smoke ? { d: 1, w: 0.5 } : scale !== 'small' ? { d: 10, w: 3 } : { d: 5, w: 2 };
   let durationS = defaults.d;
   if (values.duration !== undefined) {
     durationS = Number(values.duration);

@@ -13,6 +13,10 @@ function fmt(value: number | null, digits: number): string {
   return value.toFixed(digits);
 }
 
+function percent(value: number | null): string {
+  return value === null ? '-' : `${(value * 100).toFixed(1)} %`;
+}
+
 /** Figures with more digits when small: 0.042, 1.23, 12.3, 123. */
 function fmtMs(value: number | null): string {
   if (value === null) return '-';
@@ -23,10 +27,45 @@ function fmtMs(value: number | null): string {
 }
 
 /**
- * The stdout table: one line per scenario, errors flagged with `!`. `1c` columns: one connection
- * (unloaded latency); `1c/raw`: that p50 over the raw SQL's median.
+ * The machine's limit for a read (issue 23): a server that did nothing but answer over bare HTTP
+ * (`baselineRps`) and run the read's raw SQL once (`rawMs`) serves `1 / (1 / baseline + raw)`.
+ */
+export function limitRps(baselineRps: number | null, rawMs: number | null): number | null {
+  if (baselineRps === null || rawMs === null || baselineRps <= 0 || rawMs < 0) return null;
+  return 1 / (1 / baselineRps + rawMs / 1000);
+}
+
+/**
+ * Fills the ratios of every result once the run's baseline is known: against the bare baseline,
+ * against the machine's limit, against the raw SQL (unloaded), and, given the rps of the same
+ * scale's last SQLite run, against SQLite. `events` has no baseline of its kind.
+ */
+export function fillRatios(
+  results: ScenarioResult[],
+  baselineRps: number | null,
+  sqliteRps: ReadonlyMap<string, number> | null,
+): void {
+  const share = (rps: number | null, of: number | null | undefined) =>
+    rps !== null && of !== null && of !== undefined && of > 0 ? rps / of : null;
+  for (const r of results) {
+    if (r.name !== 'events') {
+      r.baseline_rps = baselineRps;
+      r.ratio = share(r.rps, baselineRps);
+      r.limit_rps = limitRps(baselineRps, r.raw_ms);
+      r.limit_ratio = share(r.rps, r.limit_rps);
+    }
+    r.raw_ratio = r.p50_1c_ms !== null && r.raw_ms !== null && r.raw_ms > 0 ? r.p50_1c_ms / r.raw_ms : null;
+    r.of_sqlite = sqliteRps === null ? null : share(r.rps, sqliteRps.get(r.name));
+  }
+}
+
+/**
+ * The stdout table: one line per scenario, errors flagged with `!`. `limit`: the machine's limit
+ * for the read (`limitRps`); `1c` columns: one connection (unloaded latency); `1c/raw`: that p50 over
+ * the raw SQL's median; `of sqlite` (PostgreSQL runs): rps over the last SQLite run's.
  */
 export function formatTable(results: ScenarioResult[]): string {
+  const withSqlite = results.some((r) => r.of_sqlite !== null);
   const header = [
     '  scenario',
     'rps',
@@ -34,12 +73,15 @@ export function formatTable(results: ScenarioResult[]): string {
     'p99 ms',
     'baseline',
     'ratio',
+    'limit',
+    'of limit',
     'raw ms',
     '1c p50',
     '1c p95',
     '1c/raw',
     'rss MB',
     'errors',
+    ...(withSqlite ? ['of sqlite'] : []),
   ];
   const rows = results.map((r) => [
     r.errors > 0 || r.requests === 0 ? `! ${r.name}` : `  ${r.name}`,
@@ -47,13 +89,16 @@ export function formatTable(results: ScenarioResult[]): string {
     fmtMs(r.p50_ms),
     fmtMs(r.p99_ms),
     fmt(r.baseline_rps, 0),
-    r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(1)} %`,
+    percent(r.ratio),
+    fmt(r.limit_rps, 0),
+    percent(r.limit_ratio),
     fmtMs(r.raw_ms),
     fmtMs(r.p50_1c_ms),
     fmtMs(r.p95_1c_ms),
     r.raw_ratio === null ? '-' : `${r.raw_ratio.toFixed(1)}×`,
     fmt(r.rss_mb, 0),
     String(r.errors),
+    ...(withSqlite ? [percent(r.of_sqlite)] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>

@@ -6,7 +6,9 @@
 import type { Manifest } from '../manifest.ts';
 
 export type DbKind = 'sqlite' | 'postgres';
-export type Scale = 'small' | 'full';
+import type { ScaleName } from '../scale.ts';
+
+export type Scale = ScaleName;
 
 /**
  * `bench/data/<db>-<scale>/manifest.json`: the shape is the generator's (bench/lib/manifest.ts), so
@@ -62,6 +64,15 @@ export interface ScenarioResult {
   baseline_rps: number | null;
   /** rps / baseline_rps. */
   ratio: number | null;
+  /**
+   * The machine's limit for this read: `1 / (1 / baseline_rps + raw_ms / 1000)`, the rate of a
+   * server that did nothing but answer over bare HTTP and run the raw SQL once (issue 23).
+   */
+  limit_rps: number | null;
+  /** rps / limit_rps. */
+  limit_ratio: number | null;
+  /** On PostgreSQL: rps / the same scenario's rps in the last SQLite run of the scale (`bench/results/sqlite-<scale>.json`). */
+  of_sqlite: number | null;
   /** Median time of the scenario's SQL run directly on the database; null where no query applies. */
   raw_ms: number | null;
   /**
