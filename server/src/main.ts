@@ -5,7 +5,7 @@ import { scheduleHousekeeping } from './maintenance/housekeeping.js';
 import { scheduleBackups } from './maintenance/backup/schedule.js';
 import { forgetStaleUploadClaims } from './features/files/quota.js';
 import { scheduleDigests } from './features/digests/service.js';
-import { startMailListener, type MailListener } from './features/mail-replies/listener.js';
+import type { MailListener } from './features/mail-replies/listener.js';
 import { mediaTools, parentDeathGuard } from './media/tools.js';
 import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './db/instance-lock.js';
 import { NewerDatabaseError } from './db/migrate.js';
@@ -103,8 +103,11 @@ async function main(): Promise<void> {
   }
   // Reply by e-mail: the SMTP/LMTP listener runs where the jobs run (docs/mail-replies.md).
   let mailListener: MailListener | null = null;
-  if (worker && config.mailReplies !== null && config.mailReplies.listener !== null)
+  if (worker && config.mailReplies !== null && config.mailReplies.listener !== null) {
+    // smtp-server and mailparser (12 MB of heap together) load only where the listener runs.
+    const { startMailListener } = await import('./features/mail-replies/listener.js');
     mailListener = await startMailListener(ctx);
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -66,7 +66,7 @@ export async function createContext(
   }
   // Kept only when a scraper may read them (METRICS_TOKEN): otherwise nothing is counted.
   const metrics = config.metricsToken === null ? null : new Metrics();
-  const jobs = createJobQueue({ config, db, clock, log });
+  const jobs = await createJobQueue({ config, db, clock, log });
   const ctx: AppContext = {
     config,
     db,
@@ -78,7 +78,7 @@ export async function createContext(
     mailer: overrides.mailer ?? createMailer(config, log),
     search: createSearchIndex(db.dialect),
     events: redis === null ? new MemoryEventBus(clock) : new RedisEventBus(redis, { prefix, clock, log }),
-    files: createFileStore(config),
+    files: await createFileStore(config),
     jobs: metrics === null ? jobs : countJobFailures(jobs, metrics),
     metrics,
   };

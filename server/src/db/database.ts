@@ -2,7 +2,8 @@ import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type PgModule from 'pg';
+import { lazyModule } from '../lib/lazy-module.js';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
@@ -23,14 +24,25 @@ export interface Db {
   close(): Promise<void>;
 }
 
-// PostgreSQL returns BIGINT (our millisecond timestamps) as strings by default; they fit in a
-// JavaScript number until the year 287396, so read them as numbers.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+const pgModule = lazyModule<typeof PgModule>('pg');
+let bigintsAsNumbers = false;
+
+/** The pg driver, loaded with the first PostgreSQL connection (a server on SQLite never needs it). */
+export function loadPg(): typeof PgModule {
+  const pg = pgModule();
+  if (!bigintsAsNumbers) {
+    // PostgreSQL returns BIGINT (our millisecond timestamps) as strings by default; they fit in a
+    // JavaScript number until the year 287396, so read them as numbers.
+    pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+    bigintsAsNumbers = true;
+  }
+  return pg;
+}
 
 /** Opens the configured database: SQLite (WAL, foreign keys, busy timeout) or PostgreSQL. */
 export function openDatabase(database: Config['database']): Db {
   if (database.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: database.url, max: 10 });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {
       kysely,

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import type { Config } from '../config.js';
+import { loadPg } from './database.js';
 
 // Until the stores a second process needs are shared (live events, jobs, throttles: issue 19),
 // one Kith server may run on one set of data. A second `serve` on the same data is refused at
@@ -63,7 +63,7 @@ function lockSqlite(file: string): Promise<InstanceLock> {
 
 /** PostgreSQL: a session advisory lock on a connection of its own, kept for the process's life. */
 async function lockPostgres(url: string): Promise<InstanceLock> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (loadPg().Client)({ connectionString: url });
   await client.connect();
   // A dead process's connection ends and its lock with it; keepalive finds a vanished peer.
   const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
-import { BullJobQueue } from './bull-job-queue.js';
 import { DbJobQueue } from './db-job-queue.js';
 import type { JobQueue } from './job-queue.js';
 
@@ -11,14 +10,16 @@ import type { JobQueue } from './job-queue.js';
  * and PostgreSQL, else the embedded runner on the database. SQLite keeps the embedded runner even
  * with Redis: one process owns a SQLite file, so there is no one to share the jobs with.
  */
-export function createJobQueue(deps: {
+export async function createJobQueue(deps: {
   config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'jobLeaseMs'>;
   db: Db;
   clock: Clock;
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
-}): JobQueue {
+}): Promise<JobQueue> {
   const { config, db, clock, log } = deps;
   if (config.redisUrl !== null && db.dialect === 'postgres') {
+    // BullMQ (7 MB of heap) is loaded only by the processes that use it.
+    const { BullJobQueue } = await import('./bull-job-queue.js');
     return new BullJobQueue(db, {
       redisUrl: config.redisUrl,
       prefix: config.redisPrefix,

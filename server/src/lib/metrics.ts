@@ -1,4 +1,9 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { lazyModule } from './lazy-module.js';
+
+/** prom-client loads with the first Metrics, made only when METRICS_TOKEN is set. */
+export const promClient = lazyModule<typeof PromClient>('prom-client');
 
 /** The label of requests that matched no route (unknown paths, the web client's pages). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -14,13 +19,15 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * added by features/metrics.
  */
 export class Metrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route'>;
   private readonly jobFailures: Counter<'job'>;
   private readonly jobsGivenUp: Counter<'job'>;
 
   constructor() {
+    const { collectDefaultMetrics, Counter, Histogram, Registry } = promClient();
+    this.registry = new Registry();
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'kith_http_requests_total',

@@ -1,8 +1,12 @@
-import { Redis } from 'ioredis';
+import type * as IoRedis from 'ioredis';
+import type { Redis } from 'ioredis';
+import { lazyModule } from './lazy-module.js';
+
+const ioredis = lazyModule<typeof IoRedis>('ioredis');
 
 /** The connection of a server process: commands fail at once while it is down, and it reconnects. */
 export function connectRedis(url: string): Redis {
-  const redis = new Redis(url, {
+  const redis = new (ioredis().Redis)(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,

@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { Gauge } from 'prom-client';
 import type { AppContext } from '../../context.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Metrics } from '../../lib/metrics.js';
+import { promClient, type Metrics } from '../../lib/metrics.js';
 import { eventStreamsOf } from '../live/stream.js';
 import { countUnfinishedJobs, fileTotals, postgresDatabaseSize } from './queries.js';
 
@@ -53,6 +52,7 @@ async function sqliteSize(file: string): Promise<number> {
  * job and mail gauges are left empty), and the rest of the scrape is still served.
  */
 export function registerScrapeGauges(ctx: AppContext, metrics: Metrics): void {
+  const { Gauge } = promClient();
   // Once per registry, however many apps serve it.
   if (metrics.registry.getSingleMetric('kith_live_streams') !== undefined) return;
   const registers = [metrics.registry];

@@ -2,9 +2,8 @@ import type * as Http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
-import webpush from 'web-push';
 import type { CheckedTarget } from './endpoint.js';
-import type { VapidKeys } from './vapid.js';
+import { webpush, type VapidKeys } from './vapid.js';
 
 // `node:http` through require, as links/fetcher.ts does: an ES import of it would load Node's fetch too.
 const http = createRequire(import.meta.url)('node:http') as typeof Http;
@@ -47,7 +46,7 @@ export async function sendPush(
   payload: string,
   vapid: VapidKeys & { subject: string },
 ): Promise<PushOutcome> {
-  const details = webpush.generateRequestDetails(
+  const details = webpush().generateRequestDetails(
     { endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } },
     payload,
     {

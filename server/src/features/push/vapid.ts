@@ -1,6 +1,10 @@
-import webpush from 'web-push';
+import type WebPush from 'web-push';
+import { lazyModule } from '../../lib/lazy-module.js';
 import type { AppContext } from '../../context.js';
 import { deleteAllSubscriptions, insertMetaIfAbsent, readMeta, replaceMeta } from './queries.js';
+
+/** web-push loads with the first key made or push sent: most servers never do either. */
+export const webpush = lazyModule<typeof WebPush>('web-push');
 
 /**
  * The VAPID key pair (RFC 8292) that signs every push, so push services accept them only from this
@@ -41,7 +45,7 @@ async function loadKeys(ctx: AppContext): Promise<VapidKeys> {
   let stored = await readMeta(db, META_KEY);
   if (stored === undefined) {
     // Two processes starting at once both generate; the first insert wins and both read it back.
-    await insertMetaIfAbsent(db, META_KEY, ctx.secretBox.seal(JSON.stringify(webpush.generateVAPIDKeys())));
+    await insertMetaIfAbsent(db, META_KEY, ctx.secretBox.seal(JSON.stringify(webpush().generateVAPIDKeys())));
     stored = (await readMeta(db, META_KEY)) ?? '';
   }
   try {
@@ -56,7 +60,7 @@ async function loadKeys(ctx: AppContext): Promise<VapidKeys> {
   ctx.log.warn(
     'the stored VAPID keys cannot be opened with the current SECRET_KEY: new keys, devices must subscribe again',
   );
-  const fresh = webpush.generateVAPIDKeys();
+  const fresh = webpush().generateVAPIDKeys();
   await deleteAllSubscriptions(db);
   await replaceMeta(db, META_KEY, ctx.secretBox.seal(JSON.stringify(fresh)));
   return fresh;

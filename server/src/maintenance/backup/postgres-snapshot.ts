@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { loadPg } from '../../db/database.js';
 
 // PostgreSQL's side of a backup. One REPEATABLE READ, READ ONLY transaction is the snapshot: the
 // row counts of the manifest are read in it, and then either `pg_dump` dumps that very snapshot
@@ -54,7 +55,8 @@ export async function choosePostgresMethod(client: pg.Client): Promise<{ method:
 
 /** Opens a connection of its own (not the app's pool: the snapshot holds it for the whole backup). */
 export async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
+  // Through loadPg: BIGINTs read as numbers, as everywhere in the server.
+  const client = new (loadPg().Client)({ connectionString: url });
   await client.connect();
   return client;
 }

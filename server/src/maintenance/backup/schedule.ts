@@ -2,7 +2,7 @@ import type { BackupSchedule } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { wallTime, zonedInstant } from '../../features/digests/schedule.js';
 import { claimSlot } from '../../lib/slots.js';
-import { createBackup, folderName, pruneBackups, type BackupReport } from './backup.js';
+import type { BackupReport } from './backup.js';
 import { listBackups } from './manifest.js';
 
 // Scheduled backups (BACKUP_DIR, BACKUP_SCHEDULE, BACKUP_KEEP): checked every minute in the
@@ -49,6 +49,8 @@ const running = new WeakSet<AppContext>();
 export async function runBackupSchedule(ctx: AppContext): Promise<ScheduledBackup | null> {
   const settings = ctx.config.backup;
   if (settings === null || running.has(ctx)) return null;
+  // The backup code brings the AWS SDK and pg: loaded only by instances that take backups.
+  const { createBackup, folderName, pruneBackups } = await import('./backup.js');
   const now = ctx.clock.now();
   const { slot, periodMs } = latestBackupSlot(settings.schedule, now, ctx.config.timeZone);
   const since = folderName(slot);
