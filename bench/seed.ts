@@ -130,6 +130,7 @@ async function writeUsers(ctx: AppContext, seedDb: SeedDb, people: PeoplePlan): 
     storage_bytes: 0,
     storage_reserved: 0,
     disabled_at: null,
+    notifications_read_until: null,
   }));
   await seedDb.transaction((tx) => seedDb.insert(tx, 'users', rows));
 }

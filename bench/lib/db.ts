@@ -36,6 +36,7 @@ const COLUMNS = {
     storage_bytes: 'bigint',
     storage_reserved: 'bigint',
     disabled_at: 'bigint',
+    notifications_read_until: 'bigint',
   },
   groups: {
     id: 'text',

@@ -322,6 +322,7 @@ class Importer {
             storage_bytes: 0,
             storage_reserved: 0,
             disabled_at: null,
+            notifications_read_until: null,
           };
           await insertUserRow(tx, user);
           await this.remember(tx, 'users', zusamId, kithId);

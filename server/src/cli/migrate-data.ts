@@ -59,6 +59,8 @@ const TABLES: TableCopy[] = [
   { name: 'memberships', key: ['group_id', 'user_id'] },
   { name: 'messages', key: ['id'] },
   { name: 'notifications', key: ['id'] },
+  { name: 'notification_events', key: ['id'] },
+  { name: 'notification_states', key: ['user_id', 'event_id'] },
   { name: 'password_reset_keys', key: ['id'] },
   { name: 'bookmarks', key: ['id'] },
   { name: 'reactions', key: ['id'] },

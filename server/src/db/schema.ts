@@ -45,6 +45,8 @@ export interface UsersTable {
   storage_reserved: Generated<number>;
   /** When an administrator disabled the account (ms); null while it is enabled. */
   disabled_at: Generated<number | null>;
+  /** "Mark all read" up to this time (ms) for group notifications (migration 0024); null: never. */
+  notifications_read_until: Generated<number | null>;
 }
 
 export interface GroupsTable {
@@ -82,6 +84,36 @@ export interface NotificationsTable {
   /** Resolved when the notification is created (docs/api §2.7), plain text ≤ 100 characters. */
   title: string;
   /** When it went out in an e-mail digest (ms); null until then. */
+  emailed_at: number | null;
+}
+
+/**
+ * A notification sent to every other member of a group (notifyGroupMembers), stored once
+ * (migration 0024): its recipients are the members whose membership began at or before
+ * `created_at`, but `actor_id`. Each recipient sees it under their own id (notifications/ids.ts).
+ */
+export interface NotificationEventsTable {
+  id: string;
+  group_id: string;
+  actor_id: string | null;
+  type: string;
+  created_at: number;
+  target: string;
+  data: string;
+  from_user_id: string | null;
+  from_group_id: string | null;
+  from_message_id: string | null;
+  title: string;
+}
+
+/** A member's state of an event, only where it differs from unread, listed and not mailed. */
+export interface NotificationStatesTable {
+  user_id: string;
+  event_id: string;
+  /** 1 read, 0 unread; null: read only if users.notifications_read_until covers the event. */
+  read: number | null;
+  /** 1: deleted by the member, or the member was not meant to get it (mentioned instead). */
+  deleted: Generated<number>;
   emailed_at: number | null;
 }
 
@@ -295,6 +327,8 @@ export interface Database {
   groups: GroupsTable;
   memberships: MembershipsTable;
   notifications: NotificationsTable;
+  notification_events: NotificationEventsTable;
+  notification_states: NotificationStatesTable;
   password_reset_keys: PasswordResetKeysTable;
   messages: MessagesTable;
   bookmarks: BookmarksTable;

@@ -294,6 +294,31 @@ const SEEDERS: Record<string, (db: AnyDb, w: World) => Promise<void>> = {
       .values({ id: newId(), user_id: w.alice.id, message_id: w.post, expires_at: w.now + 86_400_000 })
       .execute();
   },
+  // Group-wide notifications as one row per member, converted by 0024 into one event each.
+  '0023_zusam_import': async (db, w) => {
+    const row = (user: string, type: string, at: number, extra: Record<string, unknown>) => ({
+      id: newId(),
+      user_id: user,
+      type,
+      created_at: w.now + at,
+      read: 0,
+      target: w.post,
+      data: '{}',
+      from_user_id: w.alice.id,
+      from_group_id: w.group,
+      from_message_id: w.post,
+      title: 'Upgrade',
+      emailed_at: null,
+      ...extra,
+    });
+    await db
+      .insertInto('notifications')
+      .values([
+        row(w.bob.id, 'new_message', 10, { read: 1, emailed_at: w.now + 11 }),
+        row(w.bob.id, 'new_comment', 20, { target: w.comment }),
+      ])
+      .execute();
+  },
 };
 
 /**
@@ -399,6 +424,38 @@ const CHECKS: Record<string, (api: ApiClient, db: AnyDb, w: World) => Promise<vo
       .where('user_id', '=', w.alice.id)
       .execute();
     expect(rows).toEqual([{ message_id: w.post }]);
+  },
+  '0023_zusam_import': async (api, db, w) => {
+    const list = (await api.get('/me/notifications?include=reactions,mentions', { key: w.bob.key })).body as {
+      type: string;
+      read: boolean;
+      target: string;
+    }[];
+    const grouped = list.filter((n) => n.type === 'new_message' || n.type === 'new_comment');
+    expect(grouped.map((n) => [n.type, n.read, n.target])).toEqual([
+      ['new_comment', false, w.comment],
+      ['new_message', true, w.post],
+    ]);
+    const events = await db
+      .selectFrom('notification_events')
+      .select(['type', 'actor_id'])
+      .orderBy('created_at')
+      .execute();
+    expect(events).toEqual([
+      { type: 'new_message', actor_id: w.alice.id },
+      { type: 'new_comment', actor_id: w.alice.id },
+    ]);
+    const rows = await db
+      .selectFrom('notifications')
+      .select('type')
+      .where('type', 'in', ['new_message', 'new_comment'])
+      .execute();
+    expect(rows).toEqual([]);
+    const states = await db.selectFrom('notification_states').select(['user_id', 'read', 'emailed_at']).execute();
+    expect(states.map((st) => [st.user_id, st.read, Number(st.emailed_at)])).toEqual([[w.bob.id, 1, w.now + 11]]);
+    // Alice is the actor: neither reaches her.
+    const hers = (await api.get('/me/notifications', { key: w.alice.key })).body as { type: string }[];
+    expect(hers.filter((n) => n.type === 'new_message' || n.type === 'new_comment')).toEqual([]);
   },
 };
 

@@ -53,13 +53,18 @@ export async function runHousekeeping(ctx: AppContext): Promise<HousekeepingRepo
       .deleteFrom('notifications')
       .where('created_at', '<=', now - RETENTION.notificationMs)
       .executeTakeFirst();
+    // Group events (their members' states go by foreign key).
+    const events = await tx
+      .deleteFrom('notification_events')
+      .where('created_at', '<=', now - RETENTION.notificationMs)
+      .executeTakeFirst();
     const resetKeys = await tx
       .deleteFrom('password_reset_keys')
       .where('expires_at', '<=', now - RETENTION.resetKeyMs)
       .executeTakeFirst();
     return {
       groupsPurged: Number(groups.numDeletedRows),
-      notificationsExpired: Number(notifications.numDeletedRows),
+      notificationsExpired: Number(notifications.numDeletedRows) + Number(events.numDeletedRows),
       resetKeysDropped: Number(resetKeys.numDeletedRows),
     };
   });

@@ -206,6 +206,7 @@ export async function insertUser(
     storage_bytes: 0,
     storage_reserved: 0,
     disabled_at: null,
+    notifications_read_until: null,
   };
   await insertUserRow(tx, user);
   return user;

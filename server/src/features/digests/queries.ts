@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DigestFrequency } from '../../jobs/job-queue.js';
-import { selectNotifications, type NotificationView } from '../notifications/queries.js';
+import { eventsOf, inboxOf, unreadEvent, viewOf, withNames, type NotificationView } from '../notifications/queries.js';
 import type { UserRow } from '../../db/rows.js';
 
 type Q = Kysely<Database>;
@@ -55,24 +55,35 @@ export function usersWithUnmailed(
     .where('u.notification_emails', '=', frequency)
     .where('u.id', '>', after)
     .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('notifications as n')
-          .select('n.id')
-          .whereRef('n.user_id', '=', 'u.id')
-          .where('n.read', '=', 0)
-          .where('n.emailed_at', 'is', null)
-          .where('n.type', 'in', types)
-          .where('n.type', 'not in', NEVER_MAILED)
-          // Mentions are never mailed to someone who chose `mention_emails: none` (docs/api §11.10).
-          .where((w) =>
-            w.or([
-              w('n.type', '!=', 'mention'),
-              w('u.mention_emails', 'is', null),
-              w('u.mention_emails', '!=', 'none'),
-            ]),
-          ),
-      ),
+      eb.or([
+        eb.exists(
+          eb
+            .selectFrom('notifications as n')
+            .select('n.id')
+            .whereRef('n.user_id', '=', 'u.id')
+            .where('n.read', '=', 0)
+            .where('n.emailed_at', 'is', null)
+            .where('n.type', 'in', types)
+            .where('n.type', 'not in', NEVER_MAILED)
+            // Mentions are never mailed to someone who chose `mention_emails: none` (docs/api §11.10).
+            .where((w) =>
+              w.or([
+                w('n.type', '!=', 'mention'),
+                w('u.mention_emails', 'is', null),
+                w('u.mention_emails', '!=', 'none'),
+              ]),
+            ),
+        ),
+        // Group events are never mentions.
+        eb.exists(
+          eventsOf(db, sql.ref<string>('u.id'))
+            .select('e.id')
+            .where(unreadEvent())
+            .where('s.emailed_at', 'is', null)
+            .where('e.type', 'in', types)
+            .where('e.type', 'not in', NEVER_MAILED),
+        ),
+      ]),
     )
     .orderBy('u.id')
     .limit(limit)
@@ -80,39 +91,61 @@ export function usersWithUnmailed(
 }
 
 /** A user's unread, unmailed notifications of `types`, newest first (at most `limit`), with the names the mail shows. */
-export function unmailedNotifications(
+export async function unmailedNotifications(
   db: Q,
   userId: string,
   types: readonly string[],
   limit: number,
 ): Promise<NotificationView[]> {
-  return selectNotifications(db)
-    .where('n.user_id', '=', userId)
+  const rows = await withNames(db, inboxOf(db, userId))
     .where('n.read', '=', 0)
     .where('n.emailed_at', 'is', null)
     .where('n.type', 'in', types)
     .where('n.type', 'not in', NEVER_MAILED)
     .orderBy('n.created_at', 'desc')
-    .orderBy('n.id')
+    .orderBy('n.base_id')
     .limit(limit)
     .execute();
+  return rows.map(viewOf);
 }
 
 /**
- * Claims the notifications of `ids` that no mail has taken yet for the mail being written at `now`,
- * and answers their ids. A digest and an immediate mail written at the same time for one user (two
- * jobs, two processes) thus never list the same notification: on PostgreSQL the second UPDATE waits
- * for the first's commit and then finds those rows taken; SQLite has one writer at a time.
+ * Claims the notifications of `views` (one user's) that no mail has taken yet for the mail being
+ * written at `now`, and answers their ids. A digest and an immediate mail written at the same time
+ * for one user (two jobs, two processes) thus never list the same notification: on PostgreSQL the
+ * second statement waits for the first's commit and then finds those rows taken (an event's state
+ * row conflicts, and its update's condition no longer holds); SQLite has one writer at a time.
  */
-export async function claimForMail(db: Q, ids: string[], now: number): Promise<string[]> {
-  const rows = await db
-    .updateTable('notifications')
-    .set({ emailed_at: now })
-    .where('id', 'in', ids)
-    .where('emailed_at', 'is', null)
-    .returning('id')
-    .execute();
-  return rows.map((row) => row.id);
+export async function claimForMail(db: Q, views: readonly NotificationView[], now: number): Promise<string[]> {
+  const claimed: string[] = [];
+  const personal = views.filter((n) => n.event_id === null).map((n) => n.id);
+  if (personal.length > 0) {
+    const rows = await db
+      .updateTable('notifications')
+      .set({ emailed_at: now })
+      .where('id', 'in', personal)
+      .where('emailed_at', 'is', null)
+      .returning('id')
+      .execute();
+    claimed.push(...rows.map((row) => row.id));
+  }
+  const events = views.filter((n) => n.event_id !== null);
+  if (events.length > 0) {
+    const idOf = new Map(events.map((n) => [n.event_id, n.id]));
+    const rows = await db
+      .insertInto('notification_states')
+      .values(events.map((n) => ({ user_id: n.user_id, event_id: n.event_id ?? '', read: null, emailed_at: now })))
+      .onConflict((oc) =>
+        oc
+          .columns(['user_id', 'event_id'])
+          .doUpdateSet({ emailed_at: now })
+          .where('notification_states.emailed_at', 'is', null),
+      )
+      .returning('event_id')
+      .execute();
+    for (const row of rows) claimed.push(idOf.get(row.event_id) ?? row.event_id);
+  }
+  return claimed;
 }
 
 /** A user with their mail choices, for the immediate mail's job (docs/api §10.8, §11.10). */

@@ -111,8 +111,7 @@ export async function sendDigest(
     const now = ctx.clock.now();
     const claimed = new Set<string>();
     for (let i = 0; i < found.length; i += 500) {
-      const ids = found.slice(i, i + 500).map((n) => n.id);
-      for (const id of await claimForMail(tx, ids, now)) claimed.add(id);
+      for (const id of await claimForMail(tx, found.slice(i, i + 500), now)) claimed.add(id);
     }
     // Another mail written at the same moment took the rest.
     const pending = found.filter((n) => claimed.has(n.id));

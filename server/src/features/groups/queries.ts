@@ -78,6 +78,13 @@ export async function deleteMembership(db: Q, groupId: string, userId: string): 
 /** Deletes a user's notifications that came from a group. */
 export async function deleteNotificationsFromGroup(db: Q, userId: string, groupId: string): Promise<void> {
   await db.deleteFrom('notifications').where('user_id', '=', userId).where('from_group_id', '=', groupId).execute();
+  // The group's events no longer reach a non-member (nor, after a rejoin, anything older than the
+  // new membership); the leaver's states of them go too.
+  await db
+    .deleteFrom('notification_states')
+    .where('user_id', '=', userId)
+    .where('event_id', 'in', (eb) => eb.selectFrom('notification_events').select('id').where('group_id', '=', groupId))
+    .execute();
 }
 
 /** The group a user joined first (ties by id), if they belong to any. */

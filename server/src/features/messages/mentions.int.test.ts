@@ -1,3 +1,4 @@
+import { listNotifications } from '../notifications/queries.js';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../../test/client.js';
@@ -44,15 +45,11 @@ describe('mentions (issue 21)', () => {
     return res.body;
   };
   /** The stored notifications of a user about a message, as rows (type and recipient). */
+  // A member's stored notifications about a message, group events included (migration 0024).
   const notesAbout = async (u: BuiltUser, messageId: string) =>
-    (
-      await h.t.ctx.db.kysely
-        .selectFrom('notifications')
-        .select(['type'])
-        .where('user_id', '=', u.user.id)
-        .where('target', '=', messageId)
-        .execute()
-    ).map((r) => r.type);
+    (await listNotifications(h.t.ctx.db.kysely, u.user.id, 1000))
+      .filter((n) => n.target === messageId)
+      .map((n) => n.type);
   const storedMentions = (messageId: string) =>
     h.t.ctx.db.kysely
       .selectFrom('mentions')

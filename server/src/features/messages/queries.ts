@@ -5,6 +5,7 @@ import type { Membership, MessageRow } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
+import { eventsOf, unreadEvent } from '../notifications/queries.js';
 
 type Q = Kysely<Database>;
 
@@ -251,15 +252,13 @@ export function unreadTargets(
   groupId: string,
   limit: number,
 ): Promise<{ id: string; lineage: string }[]> {
-  return db
-    .selectFrom('notifications as n')
-    .innerJoin('messages as m', 'm.id', 'n.target')
-    .select(['m.id', 'm.lineage'])
-    .where('n.user_id', '=', userId)
-    .where('n.read', '=', 0)
-    .where('n.from_group_id', '=', groupId)
-    .where('n.type', 'in', ['new_message', 'new_comment'])
-    .orderBy('n.created_at', 'desc')
+  // Only group events are new_message/new_comment (personal rows are mentions, reactions, global).
+  return eventsOf(db, userId, groupId)
+    .innerJoin('messages as mm', 'mm.id', 'e.target')
+    .select(['mm.id', 'mm.lineage'])
+    .where(unreadEvent())
+    .where('e.type', 'in', ['new_message', 'new_comment'])
+    .orderBy('e.created_at', 'desc')
     .limit(limit)
     .execute();
 }
@@ -327,6 +326,9 @@ export async function threadIds(db: Q, rootId: string): Promise<string[]> {
 export async function deleteNotificationsOfMessages(db: Q, ids: string[]): Promise<void> {
   await db.deleteFrom('notifications').where('target', 'in', ids).execute();
   await db.deleteFrom('notifications').where('from_message_id', 'in', ids).execute();
+  // Their members' states go with them (foreign key).
+  await db.deleteFrom('notification_events').where('target', 'in', ids).execute();
+  await db.deleteFrom('notification_events').where('from_message_id', 'in', ids).execute();
 }
 
 /** Deletes message rows (bookmarks, reactions and file attachments go by foreign key). */
@@ -359,6 +361,7 @@ export async function makePlaceholder(db: Q, id: string): Promise<void> {
   await db.deleteFrom('mentions').where('message_id', '=', id).execute();
   await db.deleteFrom('message_files').where('message_id', '=', id).execute();
   await db.deleteFrom('notifications').where('target', '=', id).execute();
+  await db.deleteFrom('notification_events').where('target', '=', id).execute();
 }
 
 /** Gives a message the public token `token` unless it already has one (the first writer wins). */
@@ -564,19 +567,13 @@ export function unreadTargetsInGroups(
   limit: number,
 ): Promise<{ id: string; lineage: string }[]> {
   if (groupIds.length === 0) return Promise.resolve([]);
-  return (
-    db
-      .selectFrom('notifications as n')
-      .innerJoin('messages as m', 'm.id', 'n.target')
-      .select(['m.id', 'm.lineage'])
-      .where('n.user_id', '=', userId)
-      .where('n.from_group_id', 'in', groupIds)
-      .where('n.read', '=', 0)
-      .where('n.type', 'in', ['new_message', 'new_comment'])
-      // `+ 0` keeps the order from choosing the index of all the user's notifications by date (read
-      // ones too); the unread ones of these groups come from (user, group, read, date) and are sorted.
-      .orderBy((eb) => eb('n.created_at', '+', 0), 'desc')
-      .limit(limit)
-      .execute()
-  );
+  return eventsOf(db, userId)
+    .innerJoin('messages as mm', 'mm.id', 'e.target')
+    .select(['mm.id', 'mm.lineage'])
+    .where('e.group_id', 'in', groupIds)
+    .where(unreadEvent())
+    .where('e.type', 'in', ['new_message', 'new_comment'])
+    .orderBy('e.created_at', 'desc')
+    .limit(limit)
+    .execute();
 }

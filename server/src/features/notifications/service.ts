@@ -9,9 +9,12 @@ import { queuePushes } from '../push/queue.js';
 import type { UserRow } from '../../db/rows.js';
 import { canDeleteNotification, canUpdateNotification } from './policy.js';
 import { presentNotification, type NotificationIncludes } from './presenter.js';
+import { transaction } from '../../db/transaction.js';
+import { recipientId } from './ids.js';
 import {
-  deleteNotificationById,
-  findNotification,
+  deleteOwnNotification,
+  findOwnNotification,
+  insertNotificationEvent,
   insertNotifications,
   markReadUntil,
   setNotificationRead,
@@ -74,7 +77,9 @@ export async function notifyUsers(
 /**
  * Notifies every current member of a group except the person who acted (docs/api §10.1: nobody is
  * notified of their own action) and those of `except` (say, the people a post mentions, who get a
- * `mention` instead).
+ * `mention` instead). One row, whatever the size of the group (migration 0024): the members of the
+ * moment are its recipients by rule, each under an id of their own (ids.ts); only the excluded get
+ * a row each. The members are still read, for their live events, pushes and mails.
  */
 export async function notifyGroupMembers(
   tx: Tx,
@@ -85,8 +90,30 @@ export async function notifyGroupMembers(
   now: number,
   except: ReadonlySet<string> = new Set(),
 ): Promise<CreatedNotification[]> {
-  const recipients = (await listOtherMemberIds(tx, groupId, actorId)).filter((id) => !except.has(id));
-  return notifyUsers(tx, effects, recipients, input, now);
+  const members = await listOtherMemberIds(tx, groupId, actorId);
+  const recipients = members.filter((id) => !except.has(id));
+  const id = newOrderedId(now);
+  await insertNotificationEvent(
+    tx,
+    {
+      id,
+      group_id: groupId,
+      actor_id: actorId,
+      type: input.type,
+      created_at: now,
+      target: input.target,
+      data: JSON.stringify(input.data ?? {}),
+      from_user_id: input.fromUserId,
+      from_group_id: input.fromGroupId,
+      from_message_id: input.fromMessageId,
+      title: input.title ?? '',
+    },
+    members.filter((member) => except.has(member)),
+  );
+  const created = recipients.map((userId) => ({ id: recipientId(id, userId), userId }));
+  for (const n of created) effects.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
+  await queuePushes(tx, effects, { type: input.type, fromMessageId: input.fromMessageId }, recipients);
+  return created;
 }
 
 /** A rule of notifications/policy.ts: may this caller do it to this notification? */
@@ -103,7 +130,8 @@ export async function loadNotificationFor(
   ability: NotificationAbility,
 ): Promise<NotificationView> {
   const id = parseId(rawId);
-  const notification = id === null ? undefined : await findNotification(db, id);
+  // Found among the caller's own (an event's id is per recipient), then checked by the rule.
+  const notification = id === null ? undefined : await findOwnNotification(db, user.id, id);
   if (notification === undefined || !ability(user, notification)) throw notFound();
   return notification;
 }
@@ -113,7 +141,8 @@ export async function markAllRead(ctx: AppContext, user: UserRow, body: Body): P
   const before = body.integer('before');
   if (before !== undefined && before < 0) throw invalidField('before', 'before must be a Unix time in seconds');
   const limitMs = before === undefined ? ctx.clock.now() : before * 1000 + 999;
-  return { updated: await markReadUntil(ctx.db.kysely, user.id, limitMs) };
+  // One transaction: the count and the watermark see the same notifications.
+  return { updated: await transaction(ctx, (tx) => markReadUntil(tx, user.id, limitMs)) };
 }
 
 /** PUT /api/notifications/{id}: only `read` is read; without it the notification answers unchanged. */
@@ -127,12 +156,12 @@ export async function updateNotification(
   const n = await loadNotificationFor(ctx.db.kysely, user, rawId, canUpdateNotification);
   const read = body.boolean('read');
   if (read === undefined) return presentNotification(n, include);
-  await setNotificationRead(ctx.db.kysely, n.id, read);
+  await setNotificationRead(ctx.db.kysely, n, read);
   return presentNotification({ ...n, read: read ? 1 : 0 }, include);
 }
 
 /** DELETE /api/notifications/{id}: the owner's only; others answer 404. */
 export async function deleteNotification(ctx: AppContext, user: UserRow, rawId: string): Promise<void> {
   const n = await loadNotificationFor(ctx.db.kysely, user, rawId, canDeleteNotification);
-  await deleteNotificationById(ctx.db.kysely, n.id);
+  await deleteOwnNotification(ctx.db.kysely, n);
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, PushSubscriptionsTable } from '../../db/schema.js';
+import { inboxOf, viewOf } from '../notifications/queries.js';
 
 /** Every SQL statement of Web Push (docs/api §11.9, migration 0018). */
 
@@ -215,14 +216,19 @@ export const PENDING_LIMIT = 500;
  * The user's unread notifications created after `after` (ms; all of them when null), oldest
  * first; notifications read meanwhile are left out, so they are never pushed.
  */
-export function pendingNotifications(db: Q, userId: string, after: number | null): Promise<PendingNotification[]> {
-  let query = db
-    .selectFrom('notifications as n')
+export async function pendingNotifications(
+  db: Q,
+  userId: string,
+  after: number | null,
+): Promise<PendingNotification[]> {
+  let query = inboxOf(db, userId)
     .leftJoin('users as u', 'u.id', 'n.from_user_id')
     .leftJoin('groups as g', 'g.id', 'n.from_group_id')
     .leftJoin('messages as m', 'm.id', 'n.from_message_id')
     .select([
-      'n.id',
+      'n.kind',
+      'n.base_id',
+      'n.user_id',
       'n.type',
       'n.created_at',
       'n.target',
@@ -234,18 +240,19 @@ export function pendingNotifications(db: Q, userId: string, after: number | null
       'g.name as group_name',
       'm.author_id as from_message_author_id',
     ])
-    .where('n.user_id', '=', userId)
     .where('n.read', '=', 0);
   if (after !== null) query = query.where('n.created_at', '>', after);
-  return query.orderBy('n.created_at').orderBy('n.id').limit(PENDING_LIMIT).execute();
+  const rows = await query.orderBy('n.created_at').orderBy('n.base_id').limit(PENDING_LIMIT).execute();
+  return rows.map((row) => {
+    const { user_id: _owner, event_id: _event, ...pending } = viewOf(row);
+    return pending;
+  });
 }
 
 /** The newest notification time of the user (ms), or null: where a new device's pushes start. */
 export async function newestNotificationAt(db: Q, userId: string): Promise<number | null> {
-  const row = await db
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.max('created_at').as('at'))
-    .where('user_id', '=', userId)
+  const row = await inboxOf(db, userId)
+    .select((eb) => eb.fn.max('n.created_at').as('at'))
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { UserRow } from '../../db/rows.js';
+import { eventsOf } from '../notifications/queries.js';
 import type { Database, UsersTable } from '../../db/schema.js';
 
 type Q = Kysely<Database>;
@@ -62,7 +63,14 @@ export async function isUserVisibleTo(db: Q, viewerId: string, targetId: string)
     .where('from_user_id', '=', targetId)
     .limit(1)
     .executeTakeFirst();
-  return notification !== undefined;
+  if (notification !== undefined) return true;
+  // An event of a group they have left since (migration 0024).
+  const event = await eventsOf(db, viewerId)
+    .select('e.id')
+    .where('e.from_user_id', '=', targetId)
+    .limit(1)
+    .executeTakeFirst();
+  return event !== undefined;
 }
 
 /** Changes the given columns of one user (a login already taken fails on the unique index). */
