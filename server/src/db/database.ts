@@ -1,11 +1,12 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
+import { statementName } from './prepared.js';
 import { ReadWriteSqliteDialect, type StatementSource } from './sqlite-driver.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
@@ -31,7 +32,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 export function openDatabase(database: Config['database']): Db {
   if (database.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: database.url, max: 10 });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPrepared(pool) }) });
     return {
       kysely,
       dialect: 'postgres',
@@ -73,6 +74,37 @@ export function openDatabase(database: Config['database']): Db {
       // The last connection to close checkpoints what is left and removes the WAL.
       await kysely.destroy();
     },
+  };
+}
+
+/**
+ * The pool as Kysely uses it, where the SQL of a prepared query (prepared.ts) goes as a named
+ * statement: PostgreSQL parses and plans it once per connection, not at every request. Each client
+ * keeps one wrapper, as Kysely keeps one connection object per client.
+ */
+function namingPrepared(pool: pg.Pool): PostgresPool {
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((sqlOrCursor: string | object, parameters?: readonly unknown[]) => {
+      if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as pg.Submittable);
+      const name = statementName(sqlOrCursor);
+      return name === undefined
+        ? client.query(sqlOrCursor, parameters as unknown[])
+        : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  });
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
   };
 }
 

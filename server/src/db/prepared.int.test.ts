@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/harness.js';
-import { prepared } from './prepared.js';
+import { createTestApp, TEST_DIALECT, type TestApp } from '../../test/harness.js';
+import { prepared, statementName } from './prepared.js';
 
 // Prepared reads (prepared.ts) on the engine of this run: each call must return what the same
 // query built for its own values returns, whatever the values, list lengths and nulls.
@@ -56,6 +56,24 @@ describe('prepared queries, on the real database', () => {
     });
     expect(seen).toEqual(['b', 'e']);
   });
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'goes to PostgreSQL as a named statement, parsed once per connection',
+    async () => {
+      const named = await t.ctx.db.transaction(async (tx) => {
+        await items(tx, 'x', [], 10);
+        const { rows } = await sql<{
+          name: string;
+          statement: string;
+        }>`select name, statement from pg_prepared_statements`.execute(tx);
+        return rows;
+      });
+      const text = named.find(
+        (r) => r.name === statementName(named.find((n) => n.statement.includes('prepared_items'))?.statement ?? ''),
+      );
+      expect(text?.statement).toContain('"prepared_items"');
+    },
+  );
 
   it('refuses a builder that computes with an argument instead of binding it', async () => {
     const wrong = prepared((db, n: number) =>

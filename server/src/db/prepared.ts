@@ -17,6 +17,19 @@ interface Template {
 
 const MAX_SHAPES = 100;
 
+/**
+ * The SQL texts of prepared queries, each with a statement name for PostgreSQL (database.ts), which
+ * then parses and plans it once per connection instead of at every call. A text keeps its name for
+ * the life of the process, so a name never stands for two texts.
+ */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 2000;
+
+/** The statement name of a prepared query's SQL text; undefined for any other SQL. */
+export function statementName(sqlText: string): string | undefined {
+  return statementNames.get(sqlText);
+}
+
 // A placeholder no caller passes: parameters carrying it are where the arguments go.
 const MARK = '\u0000kith-prepared\u0000';
 
@@ -72,6 +85,10 @@ export function prepared<A extends Arg[], R>(
       if (templates.size >= MAX_SHAPES) templates.clear();
       template = templateOf(build(db, ...(placeholders(args) as A)).compile(), args);
       templates.set(shape, template);
+      // Past the bound, texts are no longer named (they still run, parsed each time).
+      if (!statementNames.has(template.compiled.sql) && statementNames.size < MAX_STATEMENT_NAMES) {
+        statementNames.set(template.compiled.sql, `kith_${statementNames.size + 1}`);
+      }
     }
     const parameters = template.slots.map(({ arg, item }, index) => {
       if (arg === -1) return template.compiled.parameters[index];
