@@ -31,6 +31,17 @@ import { parseJsonObject } from './lib/json.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Pino's level numbers: a line is written when its level's number is at least the logger's. */
+const LOG_LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
 /** A route as the app registered it: its method, full URL and declared authentication, if any. */
 export interface RegisteredRoute {
   method: string;
@@ -197,7 +208,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // By the route's pattern (`/api/messages/:id`), never the URL, which holds ids and keys.
     if (!scrape)
       ctx.metrics?.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
-    request.log[probe && reply.statusCode < 500 ? 'debug' : 'info'](
+    const level = probe && reply.statusCode < 500 ? 'debug' : 'info';
+    // The line's fields (the URL's redaction above all) are built only when it is written: a
+    // server logging at `warn` skipped them on every request.
+    if ((LOG_LEVELS[request.log.level] ?? 0) > (LOG_LEVELS[level] ?? 0)) return;
+    request.log[level](
       {
         method: request.method,
         url: redactUrl(request.url),

@@ -1,12 +1,13 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import type PgModule from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
 import { lazyModule } from '../lib/lazy-module.js';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
+import { statementName } from './prepared.js';
 import { ReadWriteSqliteDialect, type StatementSource } from './sqlite-driver.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
@@ -24,26 +25,26 @@ export interface Db {
   close(): Promise<void>;
 }
 
-const pgModule = lazyModule<typeof PgModule>('pg');
+const pgModule = lazyModule<typeof pg>('pg');
 let bigintsAsNumbers = false;
 
 /** The pg driver, loaded with the first PostgreSQL connection (a server on SQLite never needs it). */
-export function loadPg(): typeof PgModule {
-  const pg = pgModule();
+export function loadPg(): typeof pg {
+  const driver = pgModule();
   if (!bigintsAsNumbers) {
     // PostgreSQL returns BIGINT (our millisecond timestamps) as strings by default; they fit in a
     // JavaScript number until the year 287396, so read them as numbers.
-    pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+    driver.types.setTypeParser(driver.types.builtins.INT8, (value: string) => Number(value));
     bigintsAsNumbers = true;
   }
-  return pg;
+  return driver;
 }
 
 /** Opens the configured database: SQLite (WAL, foreign keys, busy timeout) or PostgreSQL. */
 export function openDatabase(database: Config['database']): Db {
   if (database.kind === 'postgres') {
     const pool = new (loadPg().Pool)({ connectionString: database.url, max: 10 });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPrepared(pool) }) });
     return {
       kysely,
       dialect: 'postgres',
@@ -85,6 +86,37 @@ export function openDatabase(database: Config['database']): Db {
       // The last connection to close checkpoints what is left and removes the WAL.
       await kysely.destroy();
     },
+  };
+}
+
+/**
+ * The pool as Kysely uses it, where the SQL of a prepared query (prepared.ts) goes as a named
+ * statement: PostgreSQL parses and plans it once per connection, not at every request. Each client
+ * keeps one wrapper, as Kysely keeps one connection object per client.
+ */
+function namingPrepared(pool: pg.Pool): PostgresPool {
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((sqlOrCursor: string | object, parameters?: readonly unknown[]) => {
+      if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as pg.Submittable);
+      const name = statementName(sqlOrCursor);
+      return name === undefined
+        ? client.query(sqlOrCursor, parameters as unknown[])
+        : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  });
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
   };
 }
 

@@ -73,6 +73,25 @@ describe('media cookie (docs/api §1.9)', () => {
     expect(setCookie(await api.get('/info'))).toBeUndefined();
   });
 
+  it('is given again for a minute to a caller that keeps no cookies, then made anew; never for an old key', async () => {
+    const ana = await buildUser(t.ctx);
+    const first = cookiePair(await api.get('/me', { key: ana.key }));
+    t.clock.advance(30 * 1000);
+    expect(cookiePair(await api.get('/me', { key: ana.key }))).toBe(first);
+    t.clock.advance(31 * 1000);
+    const later = cookiePair(await api.get('/me', { key: ana.key }));
+    expect(later).not.toBe(first);
+    expect((await holder(later))?.id).toBe(ana.user.id);
+    // Within the minute again, but for a new key: the cookie of the old key is not given.
+    const reset = await api.post(`/users/${ana.user.id}/reset-api-key`, { key: ana.key });
+    expect(reset.status).toBe(200);
+    const newKey: string = reset.body.apiKey;
+    const afterReset = cookiePair(await api.get('/me', { key: newKey }));
+    expect(afterReset).not.toBe(later);
+    expect(await holder(later)).toBeNull();
+    expect((await holder(afterReset))?.id).toBe(ana.user.id);
+  });
+
   it('is renewed after a day and refused after 7 days', async () => {
     const ana = await buildUser(t.ctx);
     const first = await api.get('/me', { key: ana.key });

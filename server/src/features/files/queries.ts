@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { FileRow } from '../../db/rows.js';
 import type { Database } from '../../db/schema.js';
+import { prepared } from '../../db/prepared.js';
 
 type Q = Kysely<Database>;
 
@@ -40,19 +41,32 @@ export async function usersWithAvatar(db: Q, fileId: string): Promise<string[]> 
   return rows.map((r) => r.id);
 }
 
-/** The files of each message in order (`position`), in one query for any number of messages. */
-export async function filesOfMessages(db: Q, messageIds: string[]): Promise<Map<string, FileRow[]>> {
-  const result = new Map<string, FileRow[]>(messageIds.map((id) => [id, []]));
-  if (messageIds.length === 0) return result;
-  const rows = await db
+// Every card and message answer reads these: prepared once (db/prepared.ts).
+const fileRowsOf = prepared((db, messageIds: string[]) =>
+  db
     .selectFrom('message_files as mf')
     .innerJoin('files as f', 'f.id', 'mf.file_id')
     .selectAll('f')
     .select('mf.message_id')
     .where('mf.message_id', 'in', messageIds)
     .orderBy('mf.message_id')
-    .orderBy('mf.position')
-    .execute();
+    .orderBy('mf.position'),
+);
+const firstFileRowsOf = prepared((db, messageIds: string[]) =>
+  db
+    .selectFrom('message_files as mf')
+    .innerJoin('files as f', 'f.id', 'mf.file_id')
+    .selectAll('f')
+    .select('mf.message_id')
+    .where('mf.message_id', 'in', messageIds)
+    .where('mf.position', '=', 0),
+);
+
+/** The files of each message in order (`position`), in one query for any number of messages. */
+export async function filesOfMessages(db: Q, messageIds: string[]): Promise<Map<string, FileRow[]>> {
+  const result = new Map<string, FileRow[]>(messageIds.map((id) => [id, []]));
+  if (messageIds.length === 0) return result;
+  const rows = await fileRowsOf(db, messageIds);
   for (const { message_id: messageId, ...file } of rows) result.get(messageId)?.push(file);
   return result;
 }
@@ -61,14 +75,7 @@ export async function filesOfMessages(db: Q, messageIds: string[]): Promise<Map<
 export async function firstFilesOfMessages(db: Q, messageIds: string[]): Promise<Map<string, FileRow>> {
   const result = new Map<string, FileRow>();
   if (messageIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('message_files as mf')
-    .innerJoin('files as f', 'f.id', 'mf.file_id')
-    .selectAll('f')
-    .select('mf.message_id')
-    .where('mf.message_id', 'in', messageIds)
-    .where('mf.position', '=', 0)
-    .execute();
+  const rows = await firstFileRowsOf(db, messageIds);
   for (const { message_id: messageId, ...file } of rows) result.set(messageId, file);
   return result;
 }

@@ -6,11 +6,14 @@ import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
 import { eventsOf, unreadEvent } from '../notifications/queries.js';
+import { prepared } from '../../db/prepared.js';
 
 type Q = Kysely<Database>;
 
-export function findMessage(db: Q, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+// The reads of every group page, feed and message answer are prepared once (db/prepared.ts).
+const messageById = prepared((db, id: string) => db.selectFrom('messages').selectAll().where('id', '=', id));
+export async function findMessage(db: Q, id: string): Promise<MessageRow | undefined> {
+  return (await messageById(db, id))[0];
 }
 
 /** Ancestor ids of a stored message, nearest parent first. */
@@ -38,9 +41,10 @@ export type MessageView = MessageRow & {
   author_avatar_id: string | null;
 };
 
+const viewsOf = prepared((db, ids: string[]) => selectViews(db).where('m.id', 'in', ids));
 export function findMessageViews(db: Q, ids: string[]): Promise<MessageView[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return selectViews(db).where('m.id', 'in', ids).execute();
+  return viewsOf(db, ids);
 }
 
 /** The files of each message as File objects with their `fileIndex`, in one query. */
@@ -58,15 +62,14 @@ export async function previewsOf(signer: FileSigner, db: Q, ids: string[]): Prom
   const result = new Map([...rows].map(([id, file]) => [id, presentFile(signer, file, 0)]));
   const missing = ids.filter((id) => !rows.has(id));
   if (missing.length === 0) return result;
-  const texts = await db
-    .selectFrom('messages')
-    .select(['id', 'text'])
-    .where('id', 'in', missing)
-    .where('is_deleted', '=', 0)
-    .execute();
+  const texts = await liveTextsOf(db, missing);
   for (const [id, file] of await linkPreviewsOf(signer, db, texts)) result.set(id, file);
   return result;
 }
+
+const liveTextsOf = prepared((db, ids: string[]) =>
+  db.selectFrom('messages').select(['id', 'text']).where('id', 'in', ids).where('is_deleted', '=', 0),
+);
 
 /**
  * For messages without files: the preview image of the link of the first URL in each text
@@ -99,31 +102,37 @@ export async function linkPreviewsOf(
   return result;
 }
 
-/** Direct replies of each message, oldest first, in one query. */
-export async function childrenOf(db: Q, parentIds: string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(parentIds.map((id) => [id, []]));
-  if (parentIds.length === 0) return result;
-  const rows = await db
+const childrenRows = prepared((db, parentIds: string[]) =>
+  db
     .selectFrom('messages')
     .select(['id', 'parent_id'])
     .where('parent_id', 'in', parentIds)
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'),
+);
+
+/** Direct replies of each message, oldest first, in one query. */
+export async function childrenOf(db: Q, parentIds: string[]): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>(parentIds.map((id) => [id, []]));
+  if (parentIds.length === 0) return result;
+  const rows = await childrenRows(db, parentIds);
   for (const row of rows) if (row.parent_id !== null) result.get(row.parent_id)?.push(row.id);
   return result;
 }
+
+const childCountRows = prepared((db, parentIds: string[]) =>
+  db
+    .selectFrom('messages')
+    .select((eb) => ['parent_id', eb.fn.countAll<number>().as('n')])
+    .where('parent_id', 'in', parentIds)
+    .groupBy('parent_id'),
+);
 
 /** How many direct replies each message has, in one query. */
 export async function childCounts(db: Q, parentIds: string[]): Promise<Map<string, number>> {
   const result = new Map<string, number>(parentIds.map((id) => [id, 0]));
   if (parentIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('messages')
-    .select((eb) => ['parent_id', eb.fn.countAll<number>().as('n')])
-    .where('parent_id', 'in', parentIds)
-    .groupBy('parent_id')
-    .execute();
+  const rows = await childCountRows(db, parentIds);
   for (const row of rows) if (row.parent_id !== null) result.set(row.parent_id, Number(row.n));
   return result;
 }
@@ -138,6 +147,15 @@ export function frontMessagesQuery(db: Q, groupId: string) {
     .orderBy('id', 'desc');
 }
 
+const memberFrontRow = prepared((db, groupId: string, userId: string) =>
+  db
+    .selectFrom('groups as g')
+    .innerJoin('memberships as m', 'm.group_id', 'g.id')
+    .select(['g.front_count', 'm.group_id', 'm.user_id'])
+    .where('g.id', '=', groupId)
+    .where('m.user_id', '=', userId),
+);
+
 /**
  * The user's membership of a group and the number of its front messages, from the count its
  * triggers keep (migration 0009); undefined when the user is not a member. One query answers both,
@@ -148,16 +166,18 @@ export async function memberFrontCount(
   groupId: string,
   userId: string,
 ): Promise<{ membership: Membership; frontCount: number } | undefined> {
-  const row = await db
-    .selectFrom('groups as g')
-    .innerJoin('memberships as m', 'm.group_id', 'g.id')
-    .select(['g.front_count', 'm.group_id', 'm.user_id'])
-    .where('g.id', '=', groupId)
-    .where('m.user_id', '=', userId)
-    .executeTakeFirst();
+  const [row] = await memberFrontRow(db, groupId, userId);
   if (row === undefined) return undefined;
   return { membership: { group_id: row.group_id, user_id: row.user_id }, frontCount: Number(row.front_count) };
 }
+
+const frontPageRows = prepared((db, groupId: string, limit: number, offset: number, exclude: string[]) =>
+  frontMessagesQuery(db, groupId)
+    .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
+    .select('id')
+    .limit(limit)
+    .offset(offset),
+);
 
 /**
  * Ids of one page of the group page's front messages (docs/api §5.4), leaving out `exclude` (the
@@ -170,24 +190,22 @@ export async function frontPageIds(
   offset: number,
   exclude: string[] = [],
 ): Promise<string[]> {
-  const rows = await frontMessagesQuery(db, groupId)
-    .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
-    .select('id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  const rows = await frontPageRows(db, groupId, limit, offset, exclude);
   return rows.map((r) => r.id);
 }
 
-/** Ids of a group's pinned messages in pin order (at most LIMITS.pinsPerGroup; index messages_group_pins). */
-export async function pinnedIds(db: Q, groupId: string): Promise<string[]> {
-  const rows = await db
+const pinnedRows = prepared((db, groupId: string) =>
+  db
     .selectFrom('messages')
     .select('id')
     .where('group_id', '=', groupId)
     .where('pin_order', 'is not', null)
-    .orderBy('pin_order')
-    .execute();
+    .orderBy('pin_order'),
+);
+
+/** Ids of a group's pinned messages in pin order (at most LIMITS.pinsPerGroup; index messages_group_pins). */
+export async function pinnedIds(db: Q, groupId: string): Promise<string[]> {
+  const rows = await pinnedRows(db, groupId);
   return rows.map((r) => r.id);
 }
 
@@ -386,13 +404,12 @@ export async function clearPublicToken(db: Q, id: string): Promise<void> {
 }
 
 /** The id of the message that is not deleted and has the public token `token`, if any. */
+const idByPublicToken = prepared((db, token: string) =>
+  db.selectFrom('messages').select('id').where('public_token', '=', token).where('is_deleted', '=', 0),
+);
+
 export async function findIdByPublicToken(db: Q, token: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('messages')
-    .select('id')
-    .where('public_token', '=', token)
-    .where('is_deleted', '=', 0)
-    .executeTakeFirst();
+  const [row] = await idByPublicToken(db, token);
   return row?.id;
 }
 
@@ -416,6 +433,16 @@ export interface ReactionView {
   emoji: string;
 }
 
+const reactionRows = prepared((db, ids: string[]) =>
+  db
+    .selectFrom('reactions as r')
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .select(['r.id', 'r.message_id', 'r.user_id', 'u.name as user_name', 'r.emoji'])
+    .where('r.message_id', 'in', ids)
+    .orderBy('r.created_at')
+    .orderBy('r.id'),
+);
+
 /**
  * The reactions of each message, oldest first, in one query for any number of ids (a page of cards
  * included): the unique key (message, user, emoji) is its index. Reactions live in
@@ -424,15 +451,7 @@ export interface ReactionView {
  */
 export async function reactionViewsOf(db: Q, ids: string[]): Promise<Map<string, ReactionView[]>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('reactions as r')
-    .innerJoin('users as u', 'u.id', 'r.user_id')
-    .select(['r.id', 'r.message_id', 'r.user_id', 'u.name as user_name', 'r.emoji'])
-    .where('r.message_id', 'in', ids)
-    .orderBy('r.created_at')
-    .orderBy('r.id')
-    .execute();
-  return byMessage(rows);
+  return byMessage(await reactionRows(db, ids));
 }
 
 // Mentions (issue 21, docs/api §11.10).
@@ -445,21 +464,23 @@ export interface MentionView {
   written_name: string;
 }
 
+const mentionRows = prepared((db, ids: string[]) =>
+  db
+    .selectFrom('mentions as x')
+    .innerJoin('users as u', 'u.id', 'x.user_id')
+    .select(['x.message_id', 'x.user_id', 'u.name as user_name', 'x.written_name'])
+    .where('x.message_id', 'in', ids)
+    .orderBy('x.message_id')
+    .orderBy('x.position'),
+);
+
 /**
  * The mentions of each message, in the order first written, in one query for any number of ids (a
  * page of cards included): the primary key (message, user) is its index.
  */
 export async function mentionViewsOf(db: Q, ids: string[]): Promise<Map<string, MentionView[]>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('mentions as x')
-    .innerJoin('users as u', 'u.id', 'x.user_id')
-    .select(['x.message_id', 'x.user_id', 'u.name as user_name', 'x.written_name'])
-    .where('x.message_id', 'in', ids)
-    .orderBy('x.message_id')
-    .orderBy('x.position')
-    .execute();
-  return byMessage(rows);
+  return byMessage(await mentionRows(db, ids));
 }
 
 /** Which of `userIds` are members of `groupId` now, with their current names (one query). */

@@ -2,16 +2,22 @@ import type { Kysely, Updateable } from 'kysely';
 import type { UserRow } from '../../db/rows.js';
 import { eventsOf } from '../notifications/queries.js';
 import type { Database, UsersTable } from '../../db/schema.js';
+import { prepared } from '../../db/prepared.js';
 
 type Q = Kysely<Database>;
 
 /** The user holding an API key, looked up by the key's hash. */
-export function findUserByApiKeyHash(db: Q, keyHash: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('api_key_hash', '=', keyHash).executeTakeFirst();
+// Every request with a key runs this: prepared once (db/prepared.ts).
+const byApiKeyHash = prepared((db, keyHash: string) =>
+  db.selectFrom('users').selectAll().where('api_key_hash', '=', keyHash),
+);
+export async function findUserByApiKeyHash(db: Q, keyHash: string): Promise<UserRow | undefined> {
+  return (await byApiKeyHash(db, keyHash))[0];
 }
 
-export function findUserById(db: Q, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+const byId = prepared((db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+export async function findUserById(db: Q, id: string): Promise<UserRow | undefined> {
+  return (await byId(db, id))[0];
 }
 
 /** Logins are stored lowercased; callers pass the normalized form. */

@@ -1,0 +1,87 @@
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, TEST_DIALECT, type TestApp } from '../../test/harness.js';
+import { prepared, statementName } from './prepared.js';
+
+// Prepared reads (prepared.ts) on the engine of this run: each call must return what the same
+// query built for its own values returns, whatever the values, list lengths and nulls.
+describe('prepared queries, on the real database', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await sql`create table prepared_items (id text primary key, tag text, n integer)`.execute(t.ctx.db.kysely);
+    await sql`insert into prepared_items (id, tag, n) values ('a', 'x', 1), ('b', 'y', 2), ('c', null, 3), ('d', 'x', 4)`.execute(
+      t.ctx.db.kysely,
+    );
+  });
+  afterAll(() => t.close());
+
+  // The test table is not in the schema's types: the query goes through a handle that knows it.
+  type Row = { id: string };
+  type Items = Kysely<{ prepared_items: { id: string; tag: string | null; n: number } }>;
+  const items = prepared((db, tag: string | null, ids: string[], limit: number) => {
+    const untyped = db as unknown as Items;
+    return untyped
+      .selectFrom('prepared_items')
+      .select('id')
+      .$if(tag === null, (q) => q.where('tag', 'is', null))
+      .$if(tag !== null, (q) => q.where('tag', '=', tag))
+      .$if(ids.length > 0, (q) => q.where('id', 'not in', ids))
+      .orderBy('n')
+      .limit(limit);
+  });
+  const ids = (rows: Row[]) => rows.map((r) => r.id);
+
+  it('binds each call its own values into the one compiled query', async () => {
+    const db = t.ctx.db.kysely;
+    expect(ids(await items(db, 'x', [], 10))).toEqual(['a', 'd']);
+    expect(ids(await items(db, 'y', [], 10))).toEqual(['b']);
+    expect(ids(await items(db, 'x', [], 1))).toEqual(['a']);
+  });
+
+  it('compiles again for another shape: a null, a list of another length', async () => {
+    const db = t.ctx.db.kysely;
+    expect(ids(await items(db, null, [], 10))).toEqual(['c']);
+    expect(ids(await items(db, 'x', ['a'], 10))).toEqual(['d']);
+    expect(ids(await items(db, 'x', ['d'], 10))).toEqual(['a']);
+    expect(ids(await items(db, 'x', ['a', 'd'], 10))).toEqual([]);
+    expect(ids(await items(db, 'x', [], 10))).toEqual(['a', 'd']);
+  });
+
+  it('runs inside a transaction and sees its writes', async () => {
+    const seen = await t.ctx.db.transaction(async (tx) => {
+      await sql`insert into prepared_items (id, tag, n) values ('e', 'y', 5)`.execute(tx);
+      return ids(await items(tx, 'y', [], 10));
+    });
+    expect(seen).toEqual(['b', 'e']);
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'goes to PostgreSQL as a named statement, parsed once per connection',
+    async () => {
+      const named = await t.ctx.db.transaction(async (tx) => {
+        await items(tx, 'x', [], 10);
+        const { rows } = await sql<{
+          name: string;
+          statement: string;
+        }>`select name, statement from pg_prepared_statements`.execute(tx);
+        return rows;
+      });
+      const text = named.find(
+        (r) => r.name === statementName(named.find((n) => n.statement.includes('prepared_items'))?.statement ?? ''),
+      );
+      expect(text?.statement).toContain('"prepared_items"');
+    },
+  );
+
+  it('refuses a builder that computes with an argument instead of binding it', async () => {
+    const wrong = prepared((db, n: number) =>
+      db
+        .selectFrom('users')
+        .select('id')
+        .limit(n + 1),
+    );
+    await expect(wrong(t.ctx.db.kysely, 1)).rejects.toThrow('did not bind one of its arguments');
+  });
+});

@@ -1,0 +1,101 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * What a prepared query's builder may receive for each argument: a value it binds as a parameter, a
+ * null (bound or tested with `is`), or a list of values (`in (…)`). The builder must pass values to
+ * Kysely as they are, never compute with them or branch on them: it runs once, with placeholders.
+ * It may branch on what the shape names: whether an argument is null, and a list's length.
+ */
+type Arg = string | number | null | readonly (string | number)[];
+
+interface Template {
+  compiled: CompiledQuery;
+  /** For each parameter of `compiled`: the argument (and list element) it takes, or -1 for a constant. */
+  slots: { arg: number; item: number }[];
+}
+
+const MAX_SHAPES = 100;
+
+/**
+ * The SQL texts of prepared queries, each with a statement name for PostgreSQL (database.ts), which
+ * then parses and plans it once per connection instead of at every call. A text keeps its name for
+ * the life of the process, so a name never stands for two texts.
+ */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 2000;
+
+/** The statement name of a prepared query's SQL text; undefined for any other SQL. */
+export function statementName(sqlText: string): string | undefined {
+  return statementNames.get(sqlText);
+}
+
+// A placeholder no caller passes: parameters carrying it are where the arguments go.
+const MARK = '\u0000kith-prepared\u0000';
+
+const shapeOf = (args: readonly Arg[]): string =>
+  args.map((a) => (a === null ? 'n' : Array.isArray(a) ? `l${a.length}` : 'v')).join(',');
+
+/** Placeholders in the shape of `args`. */
+function placeholders(args: readonly Arg[]): Arg[] {
+  return args.map((a, i) =>
+    a === null ? null : Array.isArray(a) ? a.map((_, j) => `${MARK}${i}.${j}`) : `${MARK}${i}`,
+  );
+}
+
+function templateOf(compiled: CompiledQuery, args: readonly Arg[]): Template {
+  if (compiled.sql.includes(MARK)) throw new Error('A prepared query wrote an argument into its SQL text');
+  const seen = new Set<string>();
+  const slots = compiled.parameters.map((p) => {
+    if (typeof p !== 'string' || !p.startsWith(MARK)) return { arg: -1, item: -1 };
+    seen.add(p);
+    const [arg = '', item] = p.slice(MARK.length).split('.');
+    return { arg: Number(arg), item: item === undefined ? -1 : Number(item) };
+  });
+  // An argument the builder used otherwise than as a value (arithmetic, a branch) would be wrong here.
+  for (const p of placeholders(args).flat()) {
+    if (p !== null && !seen.has(String(p))) throw new Error('A prepared query did not bind one of its arguments');
+  }
+  return { compiled, slots };
+}
+
+/**
+ * A read built and compiled by Kysely once per engine and argument shape, then run with each call's
+ * values. Building and compiling a query took more CPU than SQLite took to run the group page's
+ * queries (bench/README.md): per request, only the parameter list is made.
+ *
+ * The result has the rows the built query would have returned (no plugin transforms results here).
+ */
+export function prepared<A extends Arg[], R>(
+  build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+): (db: Kysely<Database>, ...args: A) => Promise<R[]> {
+  // Keyed by the dialect's adapter class: one SQL text per engine, shared by transactions.
+  const byEngine = new WeakMap<object, Map<string, Template>>();
+  return async (db, ...args) => {
+    const engine = db.getExecutor().adapter.constructor;
+    let templates = byEngine.get(engine);
+    if (templates === undefined) {
+      templates = new Map();
+      byEngine.set(engine, templates);
+    }
+    const shape = shapeOf(args);
+    let template = templates.get(shape);
+    if (template === undefined) {
+      // Lists of every length make a template each: bounded, as a caller may send any length.
+      if (templates.size >= MAX_SHAPES) templates.clear();
+      template = templateOf(build(db, ...(placeholders(args) as A)).compile(), args);
+      templates.set(shape, template);
+      // Past the bound, texts are no longer named (they still run, parsed each time).
+      if (!statementNames.has(template.compiled.sql) && statementNames.size < MAX_STATEMENT_NAMES) {
+        statementNames.set(template.compiled.sql, `kith_${statementNames.size + 1}`);
+      }
+    }
+    const parameters = template.slots.map(({ arg, item }, index) => {
+      if (arg === -1) return template.compiled.parameters[index];
+      const value = args[arg];
+      return item === -1 ? value : (value as readonly unknown[])[item];
+    });
+    const result = await db.executeQuery<R>({ ...template.compiled, parameters });
+    return result.rows;
+  };
+}
