@@ -186,9 +186,13 @@ export async function startServer(
   return { url, port, pids: [pid], child, tail, stop };
 }
 
+const STARTUP_WAIT_MS = 20 * 60_000;
+
 /**
- * Waits until `GET <url>/api/info` answers 200 (two minutes at most); on failure stops what was
- * started (`stop`) and throws with the child's last lines.
+ * Waits until `GET <url>/api/info` answers 200 (twenty minutes at most: the server migrates before
+ * it listens, and a migration of the full data can take minutes, 0024 about four on a busy
+ * machine); on failure stops what was started (`stop`) and throws with the child's last lines. A
+ * process that exits ends the wait at once.
  */
 export async function whenAnswering(
   url: string,
@@ -196,7 +200,7 @@ export async function whenAnswering(
   tail: () => string,
   stop: () => Promise<void>,
 ): Promise<void> {
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + STARTUP_WAIT_MS;
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
@@ -211,7 +215,7 @@ export async function whenAnswering(
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`${url} did not answer GET /api/info within 120 s:\n${tail()}`);
+      throw new Error(`${url} did not answer GET /api/info within ${STARTUP_WAIT_MS / 60_000} minutes:\n${tail()}`);
     }
     await sleep(100);
   }

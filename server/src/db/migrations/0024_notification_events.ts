@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { engineOf } from '../engine.js';
 
 /** Types sent to every other member of a group (notifyGroupMembers): stored once per event. */
 const GROUP_WIDE = ['new_message', 'new_comment', 'user_joined_group', 'user_left_group', 'group_name_change'];
@@ -10,6 +11,13 @@ const GROUP_WIDE = ['new_message', 'new_comment', 'user_joined_group', 'user_lef
 // default (unread, not deleted, not mailed). Personal notifications (mentions, reactions, global
 // ones) stay in `notifications`, one row per recipient.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Kysely runs SQLite migrations outside a transaction, and this one folds every notification
+  // (minutes on a big instance): stopped halfway, it must leave the database as it was (as 0004).
+  if (engineOf(db) === 'sqlite') await db.transaction().execute((tx) => createAndConvert(tx));
+  else await createAndConvert(db);
+}
+
+async function createAndConvert(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('notification_events')
     .addColumn('id', 'text', (c) => c.primaryKey())
