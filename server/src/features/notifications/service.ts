@@ -52,26 +52,38 @@ export async function notifyUsers(
   input: NotificationInput,
   now: number,
 ): Promise<CreatedNotification[]> {
-  const rows = recipients.map((userId) => ({
-    id: newOrderedId(now),
-    user_id: userId,
+  const content = contentOf(input, now);
+  const rows = recipients.map((userId) => ({ id: newOrderedId(now), user_id: userId, read: 0, ...content }));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await insertNotifications(tx, rows.slice(i, i + INSERT_CHUNK));
+  }
+  const created = rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  await announce(tx, effects, input, created);
+  return created;
+}
+
+/** The columns of what a notification says, the same in personal rows and group events. */
+function contentOf(input: NotificationInput, now: number) {
+  return {
     type: input.type,
     created_at: now,
-    read: 0,
     target: input.target,
     data: JSON.stringify(input.data ?? {}),
     from_user_id: input.fromUserId,
     from_group_id: input.fromGroupId,
     from_message_id: input.fromMessageId,
     title: input.title ?? '',
-  }));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await insertNotifications(tx, rows.slice(i, i + INSERT_CHUNK));
-  }
-  for (const row of rows) effects.publish({ type: 'notification', userId: row.user_id, notificationId: row.id });
-  // Devices of the recipients hear of it by Web Push a minute later, unless seen live meanwhile.
+  };
+}
+
+/**
+ * Tells each recipient of new notifications on their live streams once the transaction has
+ * committed; their devices hear of it by Web Push a minute later, unless seen live meanwhile.
+ */
+async function announce(tx: Tx, effects: Effects, input: NotificationInput, created: CreatedNotification[]) {
+  for (const n of created) effects.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
+  const recipients = created.map((n) => n.userId);
   await queuePushes(tx, effects, { type: input.type, fromMessageId: input.fromMessageId }, recipients);
-  return rows.map((r) => ({ id: r.id, userId: r.user_id }));
 }
 
 /**
@@ -95,24 +107,11 @@ export async function notifyGroupMembers(
   const id = newOrderedId(now);
   await insertNotificationEvent(
     tx,
-    {
-      id,
-      group_id: groupId,
-      actor_id: actorId,
-      type: input.type,
-      created_at: now,
-      target: input.target,
-      data: JSON.stringify(input.data ?? {}),
-      from_user_id: input.fromUserId,
-      from_group_id: input.fromGroupId,
-      from_message_id: input.fromMessageId,
-      title: input.title ?? '',
-    },
+    { id, group_id: groupId, actor_id: actorId, ...contentOf(input, now) },
     members.filter((member) => except.has(member)),
   );
   const created = recipients.map((userId) => ({ id: recipientId(id, userId), userId }));
-  for (const n of created) effects.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
-  await queuePushes(tx, effects, { type: input.type, fromMessageId: input.fromMessageId }, recipients);
+  await announce(tx, effects, input, created);
   return created;
 }
 
