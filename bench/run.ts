@@ -16,7 +16,7 @@ import { measureBaseline } from './lib/runner/baseline.ts';
 import { runEvents } from './lib/runner/events.ts';
 import { runLoad, type LoadRequest } from './lib/runner/load.ts';
 import { list, openRawDb, rawScenarios, timeMedian, type RawAnswer, type RawDb } from './lib/runner/raw.ts';
-import { fillRatios, formatTable, round } from './lib/runner/report.ts';
+import { emptyResult, fillRatios, formatTable, round } from './lib/runner/report.ts';
 import { deleteBenchPosts, loadScenarios, type LoadScenario } from './lib/runner/scenarios.ts';
 import { startCluster } from './lib/runner/cluster.ts';
 import { rssMb, startServer, type RunningServer } from './lib/runner/server.ts';
@@ -72,28 +72,6 @@ async function settle(url: string, pauseMs: number): Promise<void> {
 function sameAnswer(api: RawAnswer, raw: RawAnswer): boolean {
   if (api.total !== undefined && raw.total !== undefined && api.total !== raw.total) return false;
   return api.ids.length === raw.ids.length && api.ids.every((id, i) => id === raw.ids[i]);
-}
-
-function emptyResult(name: string): ScenarioResult {
-  return {
-    name,
-    rps: null,
-    p50_ms: null,
-    p95_ms: null,
-    p99_ms: null,
-    p50_1c_ms: null,
-    p95_1c_ms: null,
-    baseline_rps: null,
-    ratio: null,
-    limit_rps: null,
-    limit_ratio: null,
-    of_sqlite: null,
-    raw_ms: null,
-    raw_ratio: null,
-    rss_mb: null,
-    errors: 0,
-    requests: 0,
-  };
 }
 
 /** The rps of each scenario in the last whole SQLite run of `scale`, if there is one. */

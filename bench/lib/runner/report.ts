@@ -1,5 +1,28 @@
 import type { ScenarioResult } from './types.ts';
 
+/** A scenario's row before anything is measured. */
+export function emptyResult(name: string): ScenarioResult {
+  return {
+    name,
+    rps: null,
+    p50_ms: null,
+    p95_ms: null,
+    p99_ms: null,
+    p50_1c_ms: null,
+    p95_1c_ms: null,
+    baseline_rps: null,
+    ratio: null,
+    limit_rps: null,
+    limit_ratio: null,
+    of_sqlite: null,
+    raw_ms: null,
+    raw_ratio: null,
+    rss_mb: null,
+    errors: 0,
+    requests: 0,
+  };
+}
+
 /** Rounds for the JSON: `digits` decimals, null stays null. */
 export function round(value: number | null | undefined, digits = 2): number | null {
   if (value === null || value === undefined || !Number.isFinite(value)) return null;

@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { fillRatios, formatTable, limitRps } from './report.ts';
+import { emptyResult, fillRatios, formatTable, limitRps } from './report.ts';
 import type { ScenarioResult } from './types.ts';
 
 function result(name: string, rps: number, rawMs: number | null): ScenarioResult {
-  return {
-    name,
-    rps,
-    p50_ms: 1,
-    p95_ms: 2,
-    p99_ms: 3,
-    p50_1c_ms: rawMs === null ? null : rawMs * 2,
-    p95_1c_ms: null,
-    baseline_rps: null,
-    ratio: null,
-    limit_rps: null,
-    limit_ratio: null,
-    of_sqlite: null,
-    raw_ms: rawMs,
-    raw_ratio: null,
-    rss_mb: 100,
-    errors: 0,
-    requests: 10,
-  };
+  return { ...emptyResult(name), rps, p50_1c_ms: rawMs === null ? null : rawMs * 2, raw_ms: rawMs };
 }
 
 describe('the machine limit of a read', () => {
