@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DigestFrequency } from '../../jobs/job-queue.js';
-import { eventsOf, inboxOf, unreadEvent, viewOf, withNames, type NotificationView } from '../notifications/queries.js';
+import { eventsOf, inboxOf, unreadEvent, viewOf, withNames } from '../inbox/queries.js';
+import type { NotificationView } from '../notifications/queries.js';
 import type { UserRow } from '../../db/rows.js';
 
 type Q = Kysely<Database>;

@@ -5,7 +5,7 @@ import type { Membership, MessageRow } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
-import { eventsOf, unreadEvent } from '../notifications/queries.js';
+import { eventsOf, unreadEvent } from '../inbox/queries.js';
 import { prepared } from '../../db/prepared.js';
 
 type Q = Kysely<Database>;

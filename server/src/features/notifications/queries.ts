@@ -1,137 +1,9 @@
-import { sql, type Expression, type Insertable, type Kysely, type SqlBool } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Database, NotificationsTable } from '../../db/schema.js';
-import { recipientId } from './ids.js';
+import { recipientId } from '../inbox/ids.js';
+import { eventBranch, eventsOf, personalBranch, unreadEvent, viewOf, withNames } from '../inbox/queries.js';
 
 type Q = Kysely<Database>;
-
-/**
- * Where a user's notifications live (migration 0024, docs/decisions.md "Issue 23"): personal ones
- * (mentions, reactions, global) are rows of `notifications`; those sent to a whole group are one
- * `notification_events` row each, which reaches the members whose membership began at or before
- * it, but its actor, with the member's state (`notification_states`) only where it differs from
- * unread, listed and unmailed. Both read as one list here, in the columns of the old rows:
- * `kind` says which, `base_id` is the stored id (the event's for events, recipientId gives the
- * member's).
- */
-function personalBranch(db: Q, user: string | Expression<string>) {
-  return db
-    .selectFrom('notifications as p')
-    .where('p.user_id', '=', user)
-    .select([
-      sql<string>`'p'`.as('kind'),
-      'p.id as base_id',
-      'p.user_id',
-      'p.type',
-      'p.created_at',
-      'p.read',
-      'p.emailed_at',
-      'p.target',
-      'p.data',
-      'p.from_user_id',
-      'p.from_group_id',
-      'p.from_message_id',
-      'p.title',
-    ]);
-}
-
-/**
- * An event read by its member: explicitly (their state), else by their "mark all read" watermark.
- * SQL null (no watermark) compares as unknown, so the event stays unread.
- */
-const EVENT_READ = sql<number>`case when s.read is not null then s.read when e.created_at <= me.notifications_read_until then 1 else 0 end`;
-
-/** The events `user` receives, with their state (aliases e, m, me, s), optionally of one group. */
-function eventsOf(db: Q, user: string | Expression<string>, groupId?: string) {
-  let query = db
-    .selectFrom('notification_events as e')
-    .innerJoin('memberships as m', (j) =>
-      j.onRef('m.group_id', '=', 'e.group_id').onRef('m.joined_at', '<=', 'e.created_at'),
-    )
-    .innerJoin('users as me', 'me.id', 'm.user_id')
-    .leftJoin('notification_states as s', (j) =>
-      j.onRef('s.event_id', '=', 'e.id').onRef('s.user_id', '=', 'm.user_id'),
-    )
-    .where('m.user_id', '=', user)
-    .where((eb) => eb.or([eb('e.actor_id', 'is', null), eb('e.actor_id', '!=', eb.ref('m.user_id'))]))
-    .where((eb) => eb.or([eb('s.deleted', 'is', null), eb('s.deleted', '=', 0)]));
-  if (groupId !== undefined) query = query.where('e.group_id', '=', groupId).where('m.group_id', '=', groupId);
-  return query;
-}
-
-/** `eventsOf` in the columns of `personalBranch`. */
-function eventBranch(db: Q, user: string | Expression<string>, groupId?: string) {
-  return eventsOf(db, user, groupId).select([
-    sql<string>`'e'`.as('kind'),
-    'e.id as base_id',
-    'm.user_id',
-    'e.type',
-    'e.created_at',
-    EVENT_READ.as('read'),
-    's.emailed_at',
-    'e.target',
-    'e.data',
-    'e.from_user_id',
-    'e.from_group_id',
-    'e.from_message_id',
-    'e.title',
-  ]);
-}
-
-/** A user's whole list (personal rows and events), as one derived table `n`. */
-function inboxOf(db: Q, userId: string) {
-  return db.selectFrom(personalBranch(db, userId).unionAll(eventBranch(db, userId)).as('n'));
-}
-
-/** Unread conditions of an event, for queries on `eventsOf` (no derived table). */
-export function unreadEvent(): Expression<SqlBool> {
-  return sql<SqlBool>`(s.read = 0 or (s.read is null and (me.notifications_read_until is null or e.created_at > me.notifications_read_until)))`;
-}
-
-/** A stored row as its owner sees it: the member's own id for an event. */
-interface InboxRow {
-  kind: string;
-  base_id: string;
-  user_id: string;
-}
-
-function viewOf<T extends InboxRow>(row: T): Omit<T, 'kind' | 'base_id'> & { id: string; event_id: string | null } {
-  const { kind, base_id, ...rest } = row;
-  const isEvent = kind === 'e';
-  return { ...rest, id: isEvent ? recipientId(base_id, row.user_id) : base_id, event_id: isEvent ? base_id : null };
-}
-
-/**
- * Notifications with everything the presenter needs, resolved in one query (names of the user and
- * group that caused them), so a list never costs one query per item. `from` is the rows to show.
- */
-function withNames(db: Q, from: ReturnType<typeof inboxOf>) {
-  return (
-    from
-      .leftJoin('users as fu', 'fu.id', 'n.from_user_id')
-      .leftJoin('groups as fg', 'fg.id', 'n.from_group_id')
-      // The author of the replied-to message, for new_comment's parentAuthorName.
-      .leftJoin('messages as fm', 'fm.id', 'n.from_message_id')
-      .leftJoin('users as fma', 'fma.id', 'fm.author_id')
-      .select([
-        'n.kind',
-        'n.base_id',
-        'n.user_id',
-        'n.type',
-        'n.created_at',
-        'n.read',
-        'n.target',
-        'n.data',
-        'n.from_user_id',
-        'n.from_group_id',
-        'n.from_message_id',
-        'n.title',
-        'fu.name as from_user_name',
-        'fu.avatar_id as from_user_avatar_id',
-        'fg.name as from_group_name',
-        'fma.name as parent_author_name',
-      ])
-  );
-}
 
 type NamedRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 export type NotificationView = ReturnType<typeof viewOf<NamedRow>>;
@@ -281,8 +153,6 @@ export async function hasUnmailedNotification(db: Q, userId: string, types: read
   return event !== undefined;
 }
 
-/** A user's notifications as a derived table `n` (the digests' and pushes' selections). */
-export { inboxOf, eventsOf, viewOf, withNames };
 /** Which of `userIds` have their notification e-mails set to `frequency` (`users_notification_emails`). */
 export async function usersWithFrequency(db: Q, userIds: string[], frequency: string): Promise<string[]> {
   if (userIds.length === 0) return [];

@@ -10,7 +10,7 @@ import type { UserRow } from '../../db/rows.js';
 import { canDeleteNotification, canUpdateNotification } from './policy.js';
 import { presentNotification, type NotificationIncludes } from './presenter.js';
 import { transaction } from '../../db/transaction.js';
-import { recipientId } from './ids.js';
+import { recipientId } from '../inbox/ids.js';
 import {
   deleteOwnNotification,
   findOwnNotification,

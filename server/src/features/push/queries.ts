@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, PushSubscriptionsTable } from '../../db/schema.js';
-import { inboxOf, viewOf } from '../notifications/queries.js';
+import { inboxOf, viewOf } from '../inbox/queries.js';
 
 /** Every SQL statement of Web Push (docs/api §11.9, migration 0018). */
 

@@ -1,6 +1,6 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { UserRow } from '../../db/rows.js';
-import { eventsOf } from '../notifications/queries.js';
+import { eventsOf } from '../inbox/queries.js';
 import type { Database, UsersTable } from '../../db/schema.js';
 import { prepared } from '../../db/prepared.js';
 
