@@ -421,10 +421,11 @@ async function main(): Promise<number> {
   };
   mkdirSync(resultsDir, { recursive: true });
   const outFile = path.join(resultsDir, options.smoke ? 'smoke.json' : 'latest.json');
-  writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
+  const json = `${JSON.stringify(output, null, 2)}\n`;
+  writeFileSync(outFile, json);
   // Whole runs are also kept per engine and scale: a PostgreSQL run sets itself beside SQLite's.
   if (!options.smoke && options.only === null && options.processes === null) {
-    writeFileSync(path.join(resultsDir, `${options.db}-${options.scale}.json`), `${JSON.stringify(output, null, 2)}\n`);
+    writeFileSync(path.join(resultsDir, `${options.db}-${options.scale}.json`), json);
   }
   process.stdout.write(`\nwrote ${path.relative(process.cwd(), outFile)}\n`);
 
