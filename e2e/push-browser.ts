@@ -69,6 +69,35 @@ export async function pushDelivery(
   };
 }
 
+/**
+ * Delivers `data` and waits until the worker shows a notification tagged `tag`, delivering it again
+ * every few seconds until then. On a busy machine, a push sent while the browser was still starting
+ * or replacing the worker was seen lost (CI, 2026-11-28: nothing shown in 30 s); a real push service
+ * retries too, and a repeated push replaces the notification of the same tag, so the retry shows
+ * nothing twice.
+ */
+export async function deliverUntilShown(
+  deliver: (data: string) => Promise<void>,
+  page: Page,
+  data: string,
+  tag: string,
+): Promise<void> {
+  let last = 0;
+  await expect
+    .poll(
+      async () => {
+        if ((await shownNotifications(page, tag)).length > 0) return true;
+        if (Date.now() - last > 5_000) {
+          last = Date.now();
+          await deliver(data);
+        }
+        return false;
+      },
+      { timeout: 60_000, interval: 200 },
+    )
+    .toBe(true);
+}
+
 /** The notifications the app's worker shows now (those with `tag`, or all), as the page sees them. */
 export function shownNotifications(page: Page, tag = ''): Promise<Shown[]> {
   return page.evaluate(async (wanted) => {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { PushPayload } from '@kith/common';
 import { type Device, PushServiceStandIn } from '../server/test/push-service.js';
 import { accessibilityViolations } from './axe.js';
-import { controlled, pushDelivery, shownNotifications, tapNotification } from './push-browser.js';
+import { controlled, deliverUntilShown, pushDelivery, shownNotifications, tapNotification } from './push-browser.js';
 import { api, type IsolatedPage, type Kith, launchBrowser, newPage, screenshot, startKith } from './harness.js';
 import { webText } from './locales.js';
 import { signIn, signUpApi } from './people.js';
@@ -276,7 +276,7 @@ describe('Web Push, from the settings to the notification', () => {
       // The worker stood idle while Kith was closed: the push goes to it once it runs again, as
       // the browser would wake it first.
       const { deliver } = await pushDelivery(phone.context, page, kith.url);
-      await deliver(JSON.stringify(payload));
+      await deliverUntilShown(deliver, page, JSON.stringify(payload), payload.tag);
       const shown = async () =>
         (await shownNotifications(page, payload.tag)).map(({ title, body, lang, data }) => ({
           title,
@@ -299,7 +299,7 @@ describe('Web Push, from the settings to the notification', () => {
       await visible(page.getByRole('heading', { name: 'Picnic on Sunday', level: 2 }));
       await expect.poll(() => shown()).toEqual([]);
     },
-    90_000,
+    120_000,
   );
 
   step(
