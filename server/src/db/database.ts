@@ -155,6 +155,15 @@ function openReader(file: string): SQLite.Database {
   return reader;
 }
 
+/**
+ * A read-only handle on a SQLite file, for a worker thread that reads beside the server (searches,
+ * features/search/worker.ts): WAL lets it read while the server writes, and it sees every commit
+ * made before each of its statements.
+ */
+export function openReadOnly(file: string): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(openReader(file)) }) });
+}
+
 /** Statements kept per SQL text; past this many, the oldest is dropped. */
 const STATEMENT_CACHE = 500;
 

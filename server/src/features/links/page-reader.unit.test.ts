@@ -9,21 +9,21 @@ const bytes = (html: string): Uint8Array => new TextEncoder().encode(html);
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 // A stand-in for parse.ts that the worker imports instead, to make a parse that never ends, waits
-// for the test, or kills its thread; any other page goes to the real readPageMeta.
+// for the test, or kills its thread; any other page goes to the real readPageJob.
 const STAND_IN = `data:text/javascript,${encodeURIComponent(`
-import { readPageMeta as real } from ${JSON.stringify(new URL('./parse.ts', import.meta.url).href)};
-export function readPageMeta(body, contentType, base) {
+import { readPageJob as real } from ${JSON.stringify(new URL('./parse.ts', import.meta.url).href)};
+export function readPageJob({ body, contentType, url }) {
   // Shared memory: say it started, then wait until the test stores 1 in it.
   if (body.buffer instanceof SharedArrayBuffer) {
     const flags = new Int32Array(body.buffer);
     Atomics.store(flags, 1, 1);
     Atomics.wait(flags, 0, 0);
-    return real(new TextEncoder().encode('<title>Released</title>'), contentType, base);
+    return real({ body: new TextEncoder().encode('<title>Released</title>'), contentType, url });
   }
   const start = new TextDecoder().decode(body.subarray(0, 4));
   if (start === 'spin') for (;;);
   if (start === 'exit') process.exit(1);
-  return real(body, contentType, base);
+  return real({ body, contentType, url });
 }`)}`;
 
 /** A page the stand-in holds until `release()`: its bytes share memory with the test. */

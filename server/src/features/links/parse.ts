@@ -230,3 +230,15 @@ export function parseOEmbed(body: Buffer, base: URL): OEmbedInfo | null {
     thumbnail: resolveHttpUrl(text('thumbnail_url'), base),
   };
 }
+
+/** What the page-reading worker gets for one page (page-reader.ts): a URL travels as its text. */
+export interface PageJob {
+  body: Uint8Array;
+  contentType: string | undefined;
+  url: string;
+}
+
+/** `readPageMeta` as the worker calls it. */
+export function readPageJob(job: PageJob): PageMeta {
+  return readPageMeta(job.body, job.contentType, new URL(job.url));
+}

@@ -3,10 +3,13 @@ import type { AppContext } from '../../context.js';
 import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { readSearchRequest, searchMessages } from './service.js';
+import { searchRunner } from './threads.js';
 
 /** Message search (docs/api §6.8, §10.7); a search reads only, so it is no activity of the caller. */
 export function searchRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const runner = searchRunner(ctx);
+  app.addHook('onClose', () => runner.stop());
   route(app, 'POST /api/messages/search', (request, _reply, user) =>
-    searchMessages(ctx, user, readSearchRequest(Body.of(request.body))),
+    searchMessages(ctx, runner, user, readSearchRequest(Body.of(request.body))),
   );
 }

@@ -6,8 +6,7 @@ import { parseId } from '../../lib/ids.js';
 import { canSeeGroup } from '../groups/policy.js';
 import { findMembership } from '../memberships/queries.js';
 import type { UserRow } from '../../db/rows.js';
-import { highlightTerms, presentSearchAnswer, presentSearchMessage } from './presenter.js';
-import { loadSearchRows } from './queries.js';
+import type { SearchRunner } from './threads.js';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_LIMIT = 100;
@@ -51,25 +50,16 @@ export function readSearchRequest(body: Body): SearchRequest {
 
 /**
  * POST /api/messages/search (docs/api §6.8, §10.7). The caller must be a member of the group (else
- * 404, so ids cannot be probed). Three queries whatever the number of hits: membership, the index,
- * the rows. A search without a usable term answers an empty list.
+ * 404, so ids cannot be probed); the search itself runs where `runner` says (threads.ts): in a
+ * worker thread on SQLite, so no request waits behind its ranking and snippets.
  */
-export async function searchMessages(ctx: AppContext, user: UserRow, request: SearchRequest): Promise<SearchAnswer> {
-  const db = ctx.db.kysely;
-  const membership = await findMembership(db, request.groupId, user.id);
+export async function searchMessages(
+  ctx: AppContext,
+  runner: SearchRunner,
+  user: UserRow,
+  request: SearchRequest,
+): Promise<SearchAnswer> {
+  const membership = await findMembership(ctx.db.kysely, request.groupId, user.id);
   if (!canSeeGroup(user, { id: request.groupId }, membership)) throw notFound();
-  const result = await ctx.search.search(db, request);
-  if (result.hits.length === 0) return presentSearchAnswer([], result.total, result.terms);
-  const rows = await loadSearchRows(
-    db,
-    request.groupId,
-    result.hits.map((hit) => hit.messageId),
-  );
-  const terms = highlightTerms(result.terms);
-  const messages = result.hits.flatMap((hit) => {
-    // A message deleted between the two reads is left out.
-    const row = rows.get(hit.messageId);
-    return row === undefined ? [] : [presentSearchMessage(row, hit.score, terms)];
-  });
-  return presentSearchAnswer(messages, result.total, result.terms);
+  return runner.answer(request);
 }

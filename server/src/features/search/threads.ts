@@ -1,0 +1,79 @@
+import type { SearchAnswer } from '@kith/common';
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../lib/errors.js';
+import { ThreadWorker, siblingModule, type ThreadWorkerLimits } from '../../lib/thread-worker.js';
+import type { SearchQuery } from '../../search/search-index.js';
+import { answerSearch } from './answer.js';
+import type { SearchSetup } from './worker.js';
+
+/** Where searches run: `answer` gives the answer to a search the caller may make. */
+export interface SearchRunner {
+  answer(query: SearchQuery): Promise<SearchAnswer>;
+  /** The thread searches run in now: null for the server's own, or while no worker runs. */
+  readonly threadId: number | null;
+  stop(): Promise<void>;
+}
+
+/** Limits of the search worker. Exported as a mutable object so tests can change them. */
+export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number } = {
+  /**
+   * The most common word of a group of 100,000 messages takes about 35 ms (bench/README.md); a
+   * search still running after 10 s is abandoned (its worker terminated) rather than hold the
+   * searches behind it.
+   */
+  deadlineMs: 10_000,
+  /** A worker is 10-15 MB of the server's memory: it exits after this long without a search. */
+  idleStopMs: 30_000,
+  /**
+   * Searches waiting for the worker past which the next is answered 503 at once: a crowd of slow
+   * searches then costs the searchers a retry, not minutes of queue (and memory).
+   */
+  maxWaiting: 200,
+};
+
+const unavailable = (message: string) =>
+  new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': '1' });
+
+/**
+ * On SQLite, searches run in a worker thread with its own read-only connection (worker.ts): ranking
+ * the most common word's hits and cutting snippets took the only event loop for 33 ms a search, and
+ * under 50 connections every other request queued behind them (issue 23). The server's thread only
+ * checks membership, and answers other requests meanwhile. PostgreSQL does the query's work in its
+ * own processes, so there the search runs in the server's thread, as does a SQLite `:memory:`
+ * database (tests), which no other connection can open.
+ */
+export function searchRunner(ctx: AppContext): SearchRunner {
+  const database = ctx.config.database;
+  if (database.kind !== 'sqlite' || database.file === ':memory:') {
+    return { answer: (query) => answerSearch(ctx.db.kysely, ctx.search, query), threadId: null, stop: async () => {} };
+  }
+  const worker = new ThreadWorker<SearchQuery, SearchAnswer, SearchSetup>({
+    module: siblingModule(import.meta.url, 'worker'),
+    exported: 'answerInWorker',
+    setup: { file: database.file },
+    limits: searchThreadLimits,
+    errors: {
+      timeout: () => unavailable('The search took too long. Try again with more words'),
+      died: () => unavailable('The search failed. Try again in a moment'),
+      stopped: () => unavailable('The server is restarting. Try again in a moment'),
+      // A bug of the search itself: a 500, logged, as it would be in the server's thread.
+      threw: (message) => new Error(`the search failed in its worker: ${message}`),
+      notStarted: (reason) => {
+        ctx.log.error({ reason }, 'the search worker did not start');
+        return unavailable('The search is unavailable. Try again in a moment');
+      },
+    },
+  });
+  return {
+    answer: (query) => {
+      if (worker.pending >= searchThreadLimits.maxWaiting) {
+        return Promise.reject(unavailable('Too many searches at once. Try again in a moment'));
+      }
+      return worker.run(query);
+    },
+    get threadId() {
+      return worker.threadId;
+    },
+    stop: () => worker.stop(),
+  };
+}

@@ -1,0 +1,23 @@
+import type { SearchAnswer } from '@kith/common';
+import type { Kysely } from 'kysely';
+import { openReadOnly } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { SqliteFtsIndex } from '../../search/sqlite-fts.js';
+import type { SearchQuery } from '../../search/search-index.js';
+import { answerSearch } from './answer.js';
+
+/** What the search worker is started with (threads.ts). */
+export interface SearchSetup {
+  /** The SQLite file the server writes. */
+  file: string;
+}
+
+// The worker's own read-only connection, opened with its first search and kept while it lives.
+let db: Kysely<Database> | null = null;
+const index = new SqliteFtsIndex();
+
+/** Runs in the search worker thread (lib/thread-worker.ts): one search, on its own connection. */
+export function answerInWorker(query: SearchQuery, setup: SearchSetup): Promise<SearchAnswer> {
+  db ??= openReadOnly(setup.file);
+  return answerSearch(db, index, query);
+}
