@@ -17,7 +17,7 @@ import { runEvents } from './lib/runner/events.ts';
 import { runLoad, type LoadRequest } from './lib/runner/load.ts';
 import { list, openRawDb, rawScenarios, timeMedian, type RawAnswer, type RawDb } from './lib/runner/raw.ts';
 import { emptyResult, fillRatios, formatTable, round } from './lib/runner/report.ts';
-import { deleteBenchPosts, loadScenarios, type LoadScenario } from './lib/runner/scenarios.ts';
+import { deleteBenchPosts, loadScenarios, mixedScenario, type LoadScenario } from './lib/runner/scenarios.ts';
 import { startCluster } from './lib/runner/cluster.ts';
 import { rssMb, startServer, type RunningServer } from './lib/runner/server.ts';
 import type { Manifest, RunContext, ScenarioResult } from './lib/runner/types.ts';
@@ -275,6 +275,42 @@ async function main(): Promise<number> {
       results.push(result);
     };
     for (const scenario of reads) await measure(scenario);
+
+    // The page read while half the connections search the most common word (issue 23, target 2):
+    // the row has the page's figures; the searches' own are in its details.
+    if (wanted('mixed')) {
+      const mixed = mixedScenario(manifest);
+      await settle(server.url, pauseMs);
+      log('mixed…');
+      const half = Math.max(1, Math.floor(options.connections / 2));
+      const common = {
+        url: server.url,
+        durationS: options.durationS,
+        warmupS: options.warmupS,
+        maxRampS: options.smoke ? 1 : 60,
+      };
+      const [page, search] = await Promise.all([
+        runLoad({ ...common, requests: mixed.page.requests, connections: half, pids: server.pids }),
+        runLoad({ ...common, requests: mixed.search.requests, connections: Math.max(1, options.connections - half) }),
+      ]);
+      const errors = page.errors + search.errors;
+      results.push({
+        ...emptyResult(mixed.name),
+        rps: page.rps,
+        p50_ms: page.p50_ms,
+        p95_ms: page.p95_ms,
+        p99_ms: page.p99_ms,
+        rss_mb: page.rss_mb,
+        errors,
+        requests: page.requests,
+        details: {
+          search_rps: round(search.rps, 1),
+          search_p50_ms: round(search.p50_ms, 1),
+          search_p99_ms: round(search.p99_ms, 1),
+          ...(errors > 0 ? { bad_statuses: { page: page.badStatuses, search: search.badStatuses } } : {}),
+        },
+      });
+    }
 
     const measureWeb = (web as { measureWeb?: (ctx: RunContext) => Promise<unknown> }).measureWeb;
     if (measureWeb !== undefined && wanted('web')) {

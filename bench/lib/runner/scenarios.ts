@@ -115,6 +115,27 @@ export function loadScenarios(manifest: Manifest): LoadScenario[] {
 }
 
 /**
+ * The `mixed` scenario of issue 23 (target 2): half the connections search the most common word
+ * while the other half read the big group's page, at the same time. What it reports is the page's
+ * latency: a search's work must not make a page wait.
+ */
+export interface MixedScenario {
+  name: 'mixed';
+  /** Measured and reported. */
+  page: LoadScenario;
+  /** The heavy load beside it. */
+  search: LoadScenario;
+}
+
+export function mixedScenario(manifest: Manifest): MixedScenario {
+  const byName = new Map(loadScenarios(manifest).map((s) => [s.name, s]));
+  const page = byName.get('page');
+  const search = byName.get('search-common');
+  if (page === undefined || search === undefined) throw new Error('the page and search-common scenarios are missing');
+  return { name: 'mixed', page, search };
+}
+
+/**
  * Deletes every top-level message the runner ever posted (title `kith-bench-…`), through the API as
  * its author, `concurrency` at a time, so the data set stays as the generator made it: the posts go
  * with their notifications and index rows. They are found on the read-only connection.
