@@ -6,7 +6,8 @@ import { Worker, type ResourceLimits, type Transferable } from 'node:worker_thre
  * (features/search/threads.ts). One place says how such a worker lives:
  *
  * - it imports one module by URL and calls one of its functions for each job, one job at a time in
- *   the order they come, with the `setup` it was started with (a file to open, say);
+ *   the order they come, with the `setup` it was started with (a file to open, say); an answer
+ *   that is a `Uint8Array` of its own buffer is moved to the caller's thread, not copied;
  * - it runs only while there is work: a thread with its own JavaScript engine is 10-15 MB of the
  *   server's memory. The first job starts it, and it exits after `idleStopMs` without one;
  * - a job that takes longer than `deadlineMs` is abandoned and the worker terminated (nothing else
@@ -93,12 +94,16 @@ import(workerData.module).then((module) => {
   const fn = module[workerData.exported];
   parentPort.on('message', async ({ id, input }) => {
     let answer;
+    let transfer = [];
     try {
-      answer = { id, output: await fn(input, workerData.setup) };
+      const output = await fn(input, workerData.setup);
+      // Bytes are moved, not copied: the server's thread gets them without a copy in its heap.
+      if (output instanceof Uint8Array && output.buffer instanceof ArrayBuffer) transfer = [output.buffer];
+      answer = { id, output };
     } catch (error) {
       answer = { id, error: String((error && error.message) || error) };
     }
-    parentPort.postMessage(answer);
+    parentPort.postMessage(answer, transfer);
   });
   parentPort.postMessage({ ready: true });
 });

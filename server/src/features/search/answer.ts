@@ -30,3 +30,10 @@ export async function answerSearch(
   });
   return presentSearchAnswer(messages, result.total, result.terms);
 }
+
+const encoder = new TextEncoder();
+
+/** An answer as the UTF-8 bytes of its JSON, in a buffer of their own (threads.ts says why). */
+export function jsonBytes(answer: SearchAnswer): Uint8Array {
+  return encoder.encode(JSON.stringify(answer));
+}

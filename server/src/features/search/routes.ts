@@ -9,7 +9,9 @@ import { searchRunner } from './threads.js';
 export function searchRoutes(app: FastifyInstance, ctx: AppContext): void {
   const runner = searchRunner(ctx);
   app.addHook('onClose', () => runner.stop());
-  route(app, 'POST /api/messages/search', (request, _reply, user) =>
-    searchMessages(ctx, runner, user, readSearchRequest(Body.of(request.body))),
-  );
+  route(app, 'POST /api/messages/search', async (request, reply, user) => {
+    const json = await searchMessages(ctx, runner, user, readSearchRequest(Body.of(request.body)));
+    // Already JSON (threads.ts): Fastify sends bytes as they are.
+    return reply.type('application/json; charset=utf-8').send(json);
+  });
 }

@@ -1,4 +1,3 @@
-import type { SearchAnswer } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import type { Body } from '../../lib/body.js';
 import { invalidField, missingField, notFound } from '../../lib/errors.js';
@@ -51,14 +50,15 @@ export function readSearchRequest(body: Body): SearchRequest {
 /**
  * POST /api/messages/search (docs/api §6.8, §10.7). The caller must be a member of the group (else
  * 404, so ids cannot be probed); the search itself runs where `runner` says (threads.ts): in a
- * worker thread on SQLite, so no request waits behind its ranking and snippets.
+ * worker thread on SQLite, so no request waits behind its ranking and snippets. The answer is the
+ * bytes of a `SearchAnswer`'s JSON.
  */
 export async function searchMessages(
   ctx: AppContext,
   runner: SearchRunner,
   user: UserRow,
   request: SearchRequest,
-): Promise<SearchAnswer> {
+): Promise<Uint8Array> {
   const membership = await findMembership(ctx.db.kysely, request.groupId, user.id);
   if (!canSeeGroup(user, { id: request.groupId }, membership)) throw notFound();
   return runner.answer(request);

@@ -49,7 +49,7 @@ describe('searches off the event loop (issue 23)', () => {
     const here = await answerSearch(h.t.ctx.db.kysely, h.t.ctx.search, query);
     expect(here.totalItems).toBe(2);
     const searches = runner();
-    expect(await searches.answer(query)).toEqual(here);
+    expect(JSON.parse(Buffer.from(await searches.answer(query)).toString())).toEqual(here);
     if (sqlite) {
       expect(searches.threadId).not.toBeNull();
       expect(searches.threadId).not.toBe(mainThreadId);
@@ -61,7 +61,7 @@ describe('searches off the event loop (issue 23)', () => {
       ...h.t.ctx,
       config: { ...h.t.ctx.config, database: { kind: 'sqlite', file: ':memory:' } },
     });
-    expect(await memory.answer(query)).toEqual(here);
+    expect(JSON.parse(Buffer.from(await memory.answer(query)).toString())).toEqual(here);
     expect(memory.threadId).toBeNull();
   });
 
@@ -69,6 +69,8 @@ describe('searches off the event loop (issue 23)', () => {
     const id = await post('Fireflies above the meadow');
     const res = await search(ana.key, 'firefl');
     expect(res.status, res.text).toBe(200);
+    // The worker's JSON goes out as it is, typed as JSON.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect((res.body as { messages: { id: string }[] }).messages.map((m) => m.id)).toEqual([id]);
     expectError(await search(outsider.key, 'firefl'), 404, 'not_found');
   });

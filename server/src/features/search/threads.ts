@@ -1,14 +1,20 @@
-import type { SearchAnswer } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { ThreadWorker, siblingModule, type ThreadWorkerLimits } from '../../lib/thread-worker.js';
 import type { SearchQuery } from '../../search/search-index.js';
-import { answerSearch } from './answer.js';
+import { answerSearch, jsonBytes } from './answer.js';
 import type { SearchSetup } from './worker.js';
 
-/** Where searches run: `answer` gives the answer to a search the caller may make. */
+/**
+ * Where searches run: `answer` gives the answer to a search the caller may make, as the UTF-8 bytes
+ * of its JSON (a `SearchAnswer`). The worker serializes it and moves the bytes to the server's
+ * thread: an answer of 100 hits with snippets is about 60 KB of JSON, and as objects or as a string
+ * (two bytes a character, for the snippets' `…`) each one landed in the server's old generation; at
+ * 250 searches a second that grew its heap by 30 MB a second between full collections (benchmark,
+ * search-mid at full scale). Bytes outside the heap are freed with the young generation.
+ */
 export interface SearchRunner {
-  answer(query: SearchQuery): Promise<SearchAnswer>;
+  answer(query: SearchQuery): Promise<Uint8Array>;
   /** The thread searches run in now: null for the server's own, or while no worker runs. */
   readonly threadId: number | null;
   stop(): Promise<void>;
@@ -45,13 +51,21 @@ const unavailable = (message: string) =>
 export function searchRunner(ctx: AppContext): SearchRunner {
   const database = ctx.config.database;
   if (database.kind !== 'sqlite' || database.file === ':memory:') {
-    return { answer: (query) => answerSearch(ctx.db.kysely, ctx.search, query), threadId: null, stop: async () => {} };
+    return {
+      answer: async (query) => jsonBytes(await answerSearch(ctx.db.kysely, ctx.search, query)),
+      threadId: null,
+      stop: async () => {},
+    };
   }
-  const worker = new ThreadWorker<SearchQuery, SearchAnswer, SearchSetup>({
+  const worker = new ThreadWorker<SearchQuery, Uint8Array, SearchSetup>({
     module: siblingModule(import.meta.url, 'worker'),
     exported: 'answerInWorker',
     setup: { file: database.file },
     limits: searchThreadLimits,
+    // A search holds at most 100 rows and their snippets; the full-text work is SQLite's, outside
+    // the JavaScript heap. Left to V8's defaults, the worker's heap took some 50 MB more under the
+    // search scenarios of the benchmark.
+    resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
     errors: {
       timeout: () => unavailable('The search took too long. Try again with more words'),
       died: () => unavailable('The search failed. Try again in a moment'),

@@ -1,10 +1,9 @@
-import type { SearchAnswer } from '@kith/common';
 import type { Kysely } from 'kysely';
 import { openReadOnly } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { SqliteFtsIndex } from '../../search/sqlite-fts.js';
 import type { SearchQuery } from '../../search/search-index.js';
-import { answerSearch } from './answer.js';
+import { answerSearch, jsonBytes } from './answer.js';
 
 /** What the search worker is started with (threads.ts). */
 export interface SearchSetup {
@@ -16,8 +15,11 @@ export interface SearchSetup {
 let db: Kysely<Database> | null = null;
 const index = new SqliteFtsIndex();
 
-/** Runs in the search worker thread (lib/thread-worker.ts): one search, on its own connection. */
-export function answerInWorker(query: SearchQuery, setup: SearchSetup): Promise<SearchAnswer> {
+/**
+ * Runs in the search worker thread (lib/thread-worker.ts): one search, on its own connection, its
+ * answer as the bytes of its JSON (threads.ts says why).
+ */
+export async function answerInWorker(query: SearchQuery, setup: SearchSetup): Promise<Uint8Array> {
   db ??= openReadOnly(setup.file);
-  return answerSearch(db, index, query);
+  return jsonBytes(await answerSearch(db, index, query));
 }
