@@ -29,13 +29,17 @@ export default defineConfig({
         // The app's own shell (what every signed-in screen uses: the layout, navigation, live
         // stream, API client and small shared parts) in one chunk too: the automatic split made
         // some twenty files of a few hundred bytes each for the first screen, which gzip worse.
+        // The group page, the most common first screen, rides in it with App.tsx: one file instead
+        // of five to fetch one after the other (issue 23). main.tsx stays out: its top-level await
+        // of that page's import would wait on its own chunk. global.css stays in the entry's
+        // stylesheet, after the modules' rules as before. useSubmit serves only forms on other screens.
         codeSplitting: {
           groups: [
             // The bundled Tifinagh face stays out of it: lib/scripts.ts loads it only where it shows.
             { name: 'vendor', test: /node_modules\/(?!@fontsource)/ },
             {
               name: 'shell',
-              test: /web\/src\/(lib(?!\/browserLanguage)|api|hooks|features\/(layout|live)|components\/(Avatar|Dropdown|Spinner|LoadError|avatarColors))\/?|common\/src\/(?!language-names|locale-format-more)/,
+              test: /web\/src\/(lib(?!\/browserLanguage)|api|hooks(?!\/useSubmit)|features\/(layout|live)|components\/(Avatar|Dropdown|Spinner|LoadError|avatarColors|ErrorPage|Alerts)|routes\/GroupFeed|App\.tsx)\/?|common\/src\/(?!language-names|locale-format-more)/,
             },
           ],
         },
