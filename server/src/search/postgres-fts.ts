@@ -44,8 +44,10 @@ export function tsqueryText(terms: SearchTerms): string {
  * PostgreSQL full text (scale-out mode). Table of migration 0003: `message_search(message_id,
  * group_id, document, hashtags)`; `document` holds the title (weight A), text (weight B) and
  * author's name (weight C, since migration 0004) words through `kith_unaccent` and the `simple`
- * configuration, plus one `@<group id>` lexeme that no user term can produce: every query ANDs it
- * in, so the GIN index itself keeps the search inside the group. A term matches if one of its
+ * configuration. Its GIN index (migration 0025) is on `kith_search_scoped(document, group_id)`,
+ * every lexeme behind its group's digits, and each query is scoped the same way, so the index
+ * itself keeps a search inside its group (rows written before 0025 also hold an `@<group id>`
+ * lexeme, which did that before and which no term can match). A term matches if one of its
  * lexeme's occurrences does, whatever its weight, so each term may match in a different field.
  * Rows go with their message through the foreign key's cascade.
  * Link previews are not indexed yet (docs/api §10.7 lists them; later work).
@@ -60,8 +62,7 @@ export class PostgresFtsIndex implements SearchIndex {
       select u.id, u.group_id,
         setweight(to_tsvector('simple', kith_unaccent(u.title)), 'A')
           || setweight(to_tsvector('simple', kith_unaccent(u.body)), 'B')
-          || setweight(to_tsvector('simple', kith_unaccent(u.author)), 'C')
-          || array_to_tsvector(array['@' || u.group_id]),
+          || setweight(to_tsvector('simple', kith_unaccent(u.author)), 'C'),
         string_to_array(u.tags, ' ')
       from unnest(
         ${column((m) => m.id)}::text[],
@@ -84,27 +85,37 @@ export class PostgresFtsIndex implements SearchIndex {
     const terms = parseSearchTerms(query.search, query.hashtags);
     if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
     const userQuery = sql`to_tsquery('simple', kith_unaccent(${tsqueryText(terms)}))`;
-    const groupQuery = sql`quote_literal('@' || ${query.groupId}::text)::tsquery`;
+    // The GIN index is on each lexeme scoped by its group (migration 0025): the same expression
+    // and the scoped query find the group's hits only, so a prefix reads no other group's words.
+    const scopedQuery = sql`kith_search_scoped(${userQuery}, ${query.groupId}::text)`;
     const hashtagFilter = terms.hashtags.length > 0 ? sql`and s.hashtags @> ${terms.hashtags}::text[]` : sql``;
-    // The score ranks on the user's terms only (the group lexeme is in every row). As on SQLite
+    // The score ranks the stored document on the user's terms, unscoped. As on SQLite
     // (sqlite-fts.ts), only the hits that can be on the page are joined to their rows, the total
     // is the number of hits, and placeholders are filtered again in case one was left in the index.
+    // Those hits are few (the page and the ties of its last score), but the planner cannot know it
+    // before the cutoff is computed: for a common word it expected thousands and hashed every
+    // message of the group (a scan of the whole messages table, hundreds of ms at the benchmark's
+    // full scale). The lateral lookup, fenced by its `limit 1`, reads each page hit's row through
+    // the primary key whatever the estimates.
     const { rows } = await sql<{ message_id: string; score: number; total: number | string }>`
       with hits as materialized (
         select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score
         from message_search s
-        where s.document @@ (${groupQuery} && ${userQuery})
+        where kith_search_scoped(s.document, s.group_id) @@ ${scopedQuery}
           ${hashtagFilter}
           and s.group_id = ${query.groupId}
       ),
       cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)})
       select hits.message_id, hits.score, (select count(*) from hits) as total
       from hits
-      join messages m on m.id = hits.message_id
+      cross join lateral (
+        select m.last_activity_date
+        from messages m
+        where m.id = hits.message_id and m.group_id = ${query.groupId} and m.is_deleted = 0
+        limit 1
+      ) m
       where hits.score >= coalesce((select score from cutoff), '-Infinity'::float4)
-        and m.group_id = ${query.groupId}
-        and m.is_deleted = 0
-      order by hits.score desc, m.last_activity_date desc, m.id desc
+      order by hits.score desc, m.last_activity_date desc, hits.message_id desc
       limit ${query.limit}`.execute(db);
     return {
       hits: rows.map((row) => ({ messageId: row.message_id, score: Number(row.score) })),

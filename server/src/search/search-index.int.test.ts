@@ -315,8 +315,18 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(await ids(g, 'reunion')).toEqual([mine]);
     expect(await ids(other, 'reunion')).toEqual([theirs]);
     expect((await find(g, 'reunion dimanche')).total).toBe(1);
+    // Prefix and hashtag terms stay inside the group too: both engines key each word by its
+    // group, and a prefix must not reach into another group's words.
+    const tagged = await post(g, { text: 'Réunionnais #famille' });
+    await post(other, { text: 'Réunionnaise #famille' });
+    expect((await ids(g, 'reu')).sort()).toEqual([mine, tagged].sort());
+    expect((await find(g, 'reu')).total).toBe(2);
+    expect(await ids(g, '', 'famille')).toEqual([tagged]);
+    expect(await ids(g, 'fam', 'famille')).toEqual([tagged]);
     // The group's own scope marker is not a searchable word.
     expect(await ids(g, `g${g.id.replaceAll('-', '')}`)).toEqual([]);
+    expect(await ids(g, g.id.replaceAll('-', ''))).toEqual([]);
+    expect(await ids(g, `${g.id.replaceAll('-', '')}reunion`)).toEqual([]);
     expect(await ids(g, g.id)).toEqual([]);
   });
 
