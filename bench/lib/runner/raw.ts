@@ -243,8 +243,8 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
     const params: unknown[] = [
       '{0.1, 0.333, 0.667, 1}',
       tsqueryText(terms),
-      groupId,
       tsqueryText(terms),
+      groupId,
       ...(terms.hashtags.length > 0 ? [terms.hashtags] : []),
       groupId,
       limit - 1,
@@ -255,18 +255,21 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
       `with hits as materialized (
          select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?))) as score
          from message_search s
-         where s.document @@ (quote_literal('@' || ?::text)::tsquery && to_tsquery('simple', kith_unaccent(?)))
+         where kith_search_scoped(s.document, s.group_id)
+           @@ kith_search_scoped(to_tsquery('simple', kith_unaccent(?)), ?::text)
            ${hashtagFilter}
            and s.group_id = ?
        ),
        cutoff as (select score from hits order by score desc limit 1 offset ?)
        select hits.message_id, hits.score, (select count(*) from hits) as total
        from hits
-       join messages m on m.id = hits.message_id
+       cross join lateral (
+         select m.last_activity_date from messages m
+         where m.id = hits.message_id and m.group_id = ? and m.is_deleted = 0
+         limit 1
+       ) m
        where hits.score >= coalesce((select score from cutoff), '-Infinity'::float4)
-         and m.group_id = ?
-         and m.is_deleted = 0
-       order by hits.score desc, m.last_activity_date desc, m.id desc
+       order by hits.score desc, m.last_activity_date desc, hits.message_id desc
        limit ?`,
       params,
     );
