@@ -416,7 +416,8 @@ export const endpoints = table({
     readOnly: true,
     body: SearchBody,
     response: { 200: SearchAnswer },
-    errors: [404],
+    // 503: the search worker is busy, gave up on the search or died (server/src/features/search/threads.ts).
+    errors: [404, 503],
   },
 
   // Reactions (Kith addition, issue 20; Zusam 0.6.1's paths)
