@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_messages.js';
@@ -58,8 +58,34 @@ const MIGRATIONS: Record<string, Migration> = {
 /** The names of every migration this version knows, oldest first. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
 
+/**
+ * `trx` as a migration that opens a transaction of its own sees it: its `transaction()` runs the
+ * work in `trx`. Migrations 0004, 0011 and 0024 open one on SQLite, written when Kysely ran SQLite
+ * migrations outside any transaction; now they run inside the migrator's (sqlite-driver.ts), where
+ * Kysely refuses to nest one. A landed migration is never edited, so the joining happens here.
+ */
+function joiningTransaction(trx: Kysely<unknown>): Kysely<unknown> {
+  return new Proxy(trx, {
+    get(target, key) {
+      if (key === 'transaction')
+        return () => ({ execute: <T>(work: (tx: Kysely<unknown>) => Promise<T>) => work(target) });
+      const value: unknown = Reflect.get(target, key, target);
+      // Kysely's methods read private fields: they run on the transaction itself, not the proxy.
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 const provider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(MIGRATIONS),
+  getMigrations: () =>
+    Promise.resolve(
+      Object.fromEntries(
+        Object.entries(MIGRATIONS).map(([name, migration]) => [
+          name,
+          { ...migration, up: (db: Kysely<unknown>) => migration.up(db.isTransaction ? joiningTransaction(db) : db) },
+        ]),
+      ),
+    ),
 };
 
 /**

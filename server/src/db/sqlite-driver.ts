@@ -161,7 +161,20 @@ class RoutedConnection implements DatabaseConnection {
   }
 }
 
-/** Kysely's SQLite compiler, adapter and introspector, on the read/write driver. */
+/**
+ * Kysely's SQLite adapter, but saying that DDL is transactional, which it is on SQLite. Kysely's
+ * own says it is not, so its migrator ran each SQLite migration outside any transaction: a stop in
+ * the middle of one left part of it applied and none of it recorded, and the next start failed on
+ * what was already there. Now the pending migrations and their records run in one transaction, as
+ * on PostgreSQL (none of Kith's migrations needs a PRAGMA, which a transaction would ignore).
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/** Kysely's SQLite compiler and introspector, an adapter with transactional DDL, on the read/write driver. */
 export class ReadWriteSqliteDialect implements Dialect {
   constructor(
     private readonly writer: StatementSource,
@@ -177,7 +190,7 @@ export class ReadWriteSqliteDialect implements Dialect {
   }
 
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    return new TransactionalDdlSqliteAdapter();
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {

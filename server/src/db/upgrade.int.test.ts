@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import { ApiClient } from '../../test/client.js';
@@ -15,7 +15,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { randomToken, SecretBox, sha256 } from '../lib/secrets.js';
 import { closeContext, createContext } from '../setup.js';
 import { openDatabase, type Db } from './database.js';
-import { MIGRATION_NAMES, migrateTo, NewerDatabaseError } from './migrate.js';
+import { appliedMigrations, MIGRATION_NAMES, migrateTo, migrateToLatest, NewerDatabaseError } from './migrate.js';
 import { runCli } from '../cli/main.js';
 
 // Upgrades (docs/operations.md, "Upgrades"): a database of any earlier release starts on the
@@ -559,6 +559,36 @@ describe('upgrading a database of any earlier release in one start', () => {
       }
     },
   );
+});
+
+describe('an upgrade that fails part of the way', () => {
+  it('leaves the database as it was, and the next start does the whole upgrade', { timeout: 60_000 }, async () => {
+    const store = await emptyDatabase();
+    try {
+      await migrateTo(store.db, '0022_exports');
+      const db = store.db.kysely as unknown as AnyDb;
+      // 0023 creates zusam_imports; 0024 then fails on a table in its way.
+      await sql`create table notification_events (in_the_way integer)`.execute(store.db.kysely);
+      await expect(migrateToLatest(store.db)).rejects.toThrow(/0024_notification_events/);
+      const tables = async () =>
+        (await store.db.kysely.introspection.getTables())
+          .map((table) => table.name)
+          .filter((name) => name === 'zusam_imports' || name === 'notification_states')
+          .sort();
+      // Nothing of 0023 nor of 0024 stayed, and neither is recorded: the next start can begin again.
+      expect(await tables()).toEqual([]);
+      const recorded = await db.selectFrom('kith_migrations').select('name').orderBy('name').execute();
+      expect(recorded.map((row) => row.name).at(-1)).toBe('0022_exports');
+
+      await sql`drop table notification_events`.execute(store.db.kysely);
+      await migrateToLatest(store.db);
+      expect(await tables()).toEqual(['notification_states', 'zusam_imports']);
+      expect(await appliedMigrations(store.db)).toEqual([...MIGRATION_NAMES].sort());
+    } finally {
+      await store.db.close();
+      await store.remove();
+    }
+  });
 });
 
 describe('a database from a newer Kith', () => {
