@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
+import { Lane } from '../../lib/lane.js';
 import { ThreadWorker, siblingModule, type ThreadWorkerLimits } from '../../lib/thread-worker.js';
 import type { SearchQuery } from '../../search/search-index.js';
 import { answerSearch, jsonBytes } from './answer.js';
@@ -21,7 +22,7 @@ export interface SearchRunner {
 }
 
 /** Limits of the search worker. Exported as a mutable object so tests can change them. */
-export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number } = {
+export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number; atOnceOnPostgres: number } = {
   /**
    * The most common word of a group of 100,000 messages takes about 35 ms (bench/README.md); a
    * search still running after 10 s is abandoned (its worker terminated) rather than hold the
@@ -35,24 +36,36 @@ export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number } = {
    * searches then costs the searchers a retry, not minutes of queue (and memory).
    */
   maxWaiting: 200,
+  /**
+   * Searches PostgreSQL runs at once. The pool has 10 connections; 25 clients searching the most
+   * common word took them all, and the group page waited for one: p99 414 ms instead of 26 under
+   * the `mixed` benchmark (full scale). One at a time, as the SQLite worker does, leaves the pool and
+   * the database's CPU to the other requests; the searches wait their turn holding no connection.
+   */
+  atOnceOnPostgres: 1,
 };
 
 const unavailable = (message: string) =>
   new ApiError(503, 'service_unavailable', message, undefined, { 'Retry-After': '1' });
+const tooMany = () => unavailable('Too many searches at once. Try again in a moment');
 
 /**
  * On SQLite, searches run in a worker thread with its own read-only connection (worker.ts): ranking
  * the most common word's hits and cutting snippets took the only event loop for 33 ms a search, and
  * under 50 connections every other request queued behind them (issue 23). The server's thread only
  * checks membership, and answers other requests meanwhile. PostgreSQL does the query's work in its
- * own processes, so there the search runs in the server's thread, as does a SQLite `:memory:`
- * database (tests), which no other connection can open.
+ * own processes, so there the search runs in the server's thread, one at a time (`Lane`), as does a
+ * SQLite `:memory:` database (tests), which no other connection can open.
  */
 export function searchRunner(ctx: AppContext): SearchRunner {
   const database = ctx.config.database;
   if (database.kind !== 'sqlite' || database.file === ':memory:') {
+    const lane = new Lane(searchThreadLimits.atOnceOnPostgres);
     return {
-      answer: async (query) => jsonBytes(await answerSearch(ctx.db.kysely, ctx.search, query)),
+      answer: (query) => {
+        if (lane.pending >= searchThreadLimits.maxWaiting) return Promise.reject(tooMany());
+        return lane.run(async () => jsonBytes(await answerSearch(ctx.db.kysely, ctx.search, query)));
+      },
       threadId: null,
       stop: async () => {},
     };
@@ -80,9 +93,7 @@ export function searchRunner(ctx: AppContext): SearchRunner {
   });
   return {
     answer: (query) => {
-      if (worker.pending >= searchThreadLimits.maxWaiting) {
-        return Promise.reject(unavailable('Too many searches at once. Try again in a moment'));
-      }
+      if (worker.pending >= searchThreadLimits.maxWaiting) return Promise.reject(tooMany());
       return worker.run(query);
     },
     get threadId() {
