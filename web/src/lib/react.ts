@@ -1,5 +1,6 @@
 // What the bundler gives for `react` and `react-dom` (web/vite.config.ts): Preact's compat layer,
 // plus the one React 19 hook it lacks that a library imports.
+// @ts-expect-error -- the module is ESM with named exports; only its type declarations use `export =`.
 export * from 'preact/compat';
 export { default } from 'preact/compat';
 

@@ -156,8 +156,8 @@ describe('UserSettings profile checks', () => {
   it('says "Passwords don\'t match" and sends nothing when the confirmation differs', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
     show('/users/me/settings');
-    fireEvent.change(screen.getByLabelText('New password'), { target: { value: 'a good password' } });
-    fireEvent.change(screen.getByLabelText('Repeat the new password'), { target: { value: 'another one!' } });
+    fireEvent.input(screen.getByLabelText('New password'), { target: { value: 'a good password' } });
+    fireEvent.input(screen.getByLabelText('Repeat the new password'), { target: { value: 'another one!' } });
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Save' }));
       await Promise.resolve();
@@ -172,7 +172,7 @@ describe('UserSettings profile checks', () => {
   it('refuses a blank name before sending', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
     show('/users/me/settings');
-    fireEvent.change(screen.getByLabelText('Name'), { target: { value: '   ' } });
+    fireEvent.input(screen.getByLabelText('Name'), { target: { value: '   ' } });
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Save' }));
       await Promise.resolve();

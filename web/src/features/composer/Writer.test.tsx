@@ -26,7 +26,7 @@ function setup(props: { parentId?: string } = {}) {
 
 /** Types a text and selects `[from, to)` of it. */
 function typeAndSelect(field: HTMLTextAreaElement, text: string, from: number, to: number) {
-  fireEvent.change(field, { target: { value: text } });
+  fireEvent.input(field, { target: { value: text } });
   field.setSelectionRange(from, to);
 }
 

@@ -41,7 +41,7 @@ function setup(edited?: Parameters<typeof Writer>[0]['message']) {
 }
 
 async function type(field: HTMLTextAreaElement, value: string) {
-  fireEvent.change(field, { target: { value } });
+  fireEvent.input(field, { target: { value } });
   field.setSelectionRange(value.length, value.length);
   await flush();
 }
