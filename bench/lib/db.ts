@@ -97,6 +97,19 @@ const COLUMNS = {
     title: 'text',
     emailed_at: 'bigint',
   },
+  notification_events: {
+    id: 'text',
+    group_id: 'text',
+    actor_id: 'text',
+    type: 'text',
+    created_at: 'bigint',
+    target: 'text',
+    data: 'text',
+    from_user_id: 'text',
+    from_group_id: 'text',
+    from_message_id: 'text',
+    title: 'text',
+  },
   bookmarks: { id: 'text', user_id: 'text', message_id: 'text', created_at: 'bigint' },
 } as const satisfies { [T in keyof Database]?: Record<keyof Database[T], string> };
 

@@ -65,9 +65,9 @@ const DAY = 24 * 60 * 60 * 1000;
 export const DATA_NOW = Date.UTC(2026, 10, 1);
 export const HISTORY_MS = 730 * DAY;
 export const HISTORY_START = DATA_NOW - HISTORY_MS;
-/** Notifications exist only for this last stretch of the history (older ones were cleaned up). */
-export const NOTIFICATION_WINDOW_MS = 30 * DAY;
-/** At most this many notifications per user: people delete or ignore older ones. */
+/** Group notifications exist only for this last stretch of the history: the server's housekeeping deletes older ones. */
+export const NOTIFICATION_WINDOW_MS = 365 * DAY;
+/** Of a user's newest this many notifications, a share is still unread; everything older is read. */
 export const NOTIFICATION_CAP = 150;
 /** The notifications user is guaranteed at least this many (a page of 20 with room to page). */
 export const NOTIFICATION_USER_MIN = 100;

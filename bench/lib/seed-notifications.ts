@@ -1,11 +1,17 @@
 /**
- * Notifications as the server creates them for new posts and replies (docs/api §10.1, §2.7;
- * src/features/messages/service.ts `announceNewMessage`): one per other member of the group, at the
- * message's time. Only the last 30 days of the history keep theirs, at most 150 per user (the
- * newest), as on an instance where people clear old ones. One chosen big-group member keeps theirs
- * further back, so the runner always has a user with 100+ notifications, even at small scale.
+ * Notifications as the server stores them for new posts and replies (docs/api §10.1, §2.7;
+ * features/notifications/service.ts `notifyGroupMembers`, migration 0024): one `notification_events`
+ * row per message, which reaches the members of its group who joined at or before it, but its
+ * author. Only the last year of the history keeps its events, as after the server's housekeeping.
+ * The generator makes no mentions, so no event excludes anybody and no `deleted` state is written.
+ *
+ * Read marks: people read their notifications now and then. Of a member's newest
+ * `NOTIFICATION_CAP`, the newest 5 to 35 % are unread, everything older is read: their "mark all
+ * read" watermark (`users.notifications_read_until`) sits just below the unread ones, so no
+ * per-member state row is needed, as on a server where people use "mark all read".
  */
-import type { NotificationsTable } from '../../server/dist/db/schema.js';
+import type { NotificationEventsTable } from '../../server/dist/db/schema.js';
+import { sql } from 'kysely';
 import type { SeedDb } from './db.ts';
 import type { MessagePlan } from './plan-messages.ts';
 import type { PeoplePlan } from './plan-people.ts';
@@ -14,21 +20,32 @@ import { DATA_NOW, NOTIFICATION_CAP, NOTIFICATION_USER_MIN, NOTIFICATION_WINDOW_
 
 /** Rows per transaction. */
 const BATCH = 20_000;
+/** Users per watermark statement (two parameters each, under SQLite's and PostgreSQL's limits). */
+const WATERMARK_CHUNK = 5_000;
 
 /** Message indexes of each group, newest first, as far back as `since`. */
-function newestByGroup(plan: MessagePlan, groups: number, since: number, only?: Set<number>): number[][] {
+export function newestByGroup(plan: MessagePlan, groups: number, since: number): number[][] {
   const lists: number[][] = Array.from({ length: groups }, () => []);
   for (let k = plan.count - 1; k >= 0; k -= 1) {
     const i = plan.order[k] as number;
     if ((plan.createdAt[i] as number) < since) break;
-    const g = plan.group[i] as number;
-    if (only === undefined || only.has(g)) lists[g]?.push(i);
+    lists[plan.group[i] as number]?.push(i);
   }
   return lists;
 }
 
-/** The newest `cap` messages of these lists (each newest first) not written by `user`. */
-function newestFor(user: number, lists: number[][], plan: MessagePlan, cap: number): number[] {
+/** Is message `a` newer than `b`? Creation order is (time, index). */
+function newer(plan: MessagePlan, a: number, b: number): boolean {
+  const ta = plan.createdAt[a] as number;
+  const tb = plan.createdAt[b] as number;
+  return ta > tb || (ta === tb && a > b);
+}
+
+/**
+ * The events `user` receives, newest first, at most `cap`: from `lists` (each newest first, one
+ * per group of the user), those at or after the user's join time `since[l]` and not theirs.
+ */
+export function newestFor(user: number, lists: number[][], since: number[], plan: MessagePlan, cap: number): number[] {
   const heads = lists.map(() => 0);
   const out: number[] = [];
   while (out.length < cap) {
@@ -36,13 +53,8 @@ function newestFor(user: number, lists: number[][], plan: MessagePlan, cap: numb
     let bestList = -1;
     lists.forEach((list, l) => {
       const i = list[heads[l] as number];
-      if (i === undefined) return;
-      // Creation order is (time, index); the newest is the largest in it.
-      if (
-        best < 0 ||
-        (plan.createdAt[i] as number) > (plan.createdAt[best] as number) ||
-        ((plan.createdAt[i] as number) === (plan.createdAt[best] as number) && i > best)
-      ) {
+      if (i === undefined || (plan.createdAt[i] as number) < (since[l] as number)) return;
+      if (best < 0 || newer(plan, i, best)) {
         best = i;
         bestList = l;
       }
@@ -54,9 +66,21 @@ function newestFor(user: number, lists: number[][], plan: MessagePlan, cap: numb
   return out;
 }
 
+/** How many of `list` (newest first) were made at or after `since`. */
+function countSince(list: number[], plan: MessagePlan, since: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((plan.createdAt[list[mid] as number] as number) >= since) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
- * Writes the notifications; `threadTitles` are the titles by post index. Returns how many each
- * user got.
+ * Writes the events and the read watermarks; `threadTitles` are the titles by post index. Returns
+ * how many events were written and how many notifications each user receives.
  */
 export async function writeNotifications(
   seedDb: SeedDb,
@@ -69,66 +93,71 @@ export async function writeNotifications(
   const rng = new Random(seed, 'notifications');
   const ids = new Random(seed, 'notification-ids');
   const recent = newestByGroup(plan, people.groups.length, DATA_NOW - NOTIFICATION_WINDOW_MS);
-  const chosen = people.users[notificationsUser];
-  if (chosen === undefined) throw new Error('Unknown notifications user');
-  const chosenGroups = newestByGroup(plan, people.groups.length, -Infinity, new Set(chosen.groups));
 
-  // Compact entries: recipient, message, read flag.
-  const recipients: number[] = [];
-  const messages: number[] = [];
-  const reads: number[] = [];
+  // Join time of each membership, by user then group.
+  const joined = people.users.map(() => new Map<number, number>());
+  for (const group of people.groups) {
+    group.members.forEach((user, k) => joined[user]?.set(group.index, group.joinedAt[k] as number));
+  }
+
   const perUser = new Int32Array(people.users.length);
+  const watermarks: { id: string; until: number }[] = [];
   for (const user of people.users) {
-    const source = user.index === notificationsUser ? chosenGroups : recent;
-    const kept = newestFor(
-      user.index,
-      user.groups.map((g) => source[g] ?? []),
-      plan,
-      NOTIFICATION_CAP,
-    );
-    // People read their notifications now and then: the oldest ~80 % are read, the newest not yet.
-    const unread = Math.round(kept.length * (0.05 + 0.3 * rng.next()));
-    kept.forEach((m, k) => {
-      recipients.push(user.index);
-      messages.push(m);
-      reads.push(k < unread ? 0 : 1);
+    const since = user.groups.map((g) => joined[user.index]?.get(g) ?? Infinity);
+    const lists = user.groups.map((g) => recent[g] ?? []);
+    // Everything the user receives: their groups' events since they joined, less their own messages
+    // (a member's own messages are all after their join).
+    let count = 0;
+    lists.forEach((list, l) => {
+      count += countSince(list, plan, since[l] as number);
+      for (const i of list) if ((plan.author[i] as number) === user.index) count -= 1;
     });
-    perUser[user.index] = kept.length;
+    perUser[user.index] = count;
+    const newest = newestFor(user.index, lists, since, plan, NOTIFICATION_CAP);
+    const unread = Math.round(newest.length * (0.05 + 0.3 * rng.next()));
+    // Read up to the newest read one; with nothing to read, no watermark (the column stays null).
+    const lastRead = newest[unread];
+    if (lastRead !== undefined) watermarks.push({ id: user.id, until: plan.createdAt[lastRead] as number });
   }
   if ((perUser[notificationsUser] as number) < NOTIFICATION_USER_MIN) {
     throw new Error(`The notifications user has only ${perUser[notificationsUser]} notifications`);
   }
 
   // Written in creation order, as the server would have.
-  const order = Int32Array.from({ length: recipients.length }, (_, k) => k).sort(
-    (a, b) =>
-      (plan.createdAt[messages[a] as number] as number) - (plan.createdAt[messages[b] as number] as number) ||
-      (messages[a] as number) - (messages[b] as number) ||
-      (recipients[a] as number) - (recipients[b] as number),
-  );
-  for (let from = 0; from < order.length; from += BATCH) {
-    const rows: NotificationsTable[] = [];
-    for (let k = from; k < Math.min(from + BATCH, order.length); k += 1) {
-      const e = order[k] as number;
-      const m = messages[e] as number;
+  const events = recent.flat().sort((a, b) => (newer(plan, a, b) ? 1 : -1));
+  for (let from = 0; from < events.length; from += BATCH) {
+    const rows: NotificationEventsTable[] = [];
+    for (const m of events.slice(from, from + BATCH)) {
       const parent = plan.parent[m] as number;
+      const author = (people.users[plan.author[m] as number] as { id: string }).id;
+      const group = (people.groups[plan.group[m] as number] as { id: string }).id;
       rows.push({
         id: ids.orderedUuid(plan.createdAt[m] as number),
-        user_id: (people.users[recipients[e] as number] as { id: string }).id,
+        group_id: group,
+        actor_id: author,
         type: parent < 0 ? 'new_message' : 'new_comment',
         created_at: plan.createdAt[m] as number,
-        read: reads[e] as number,
         // new_message: the post; new_comment: the reply, from the parent (docs/api §2.7).
         target: plan.ids[m] as string,
         data: '{}',
-        from_user_id: (people.users[plan.author[m] as number] as { id: string }).id,
-        from_group_id: (people.groups[plan.group[m] as number] as { id: string }).id,
+        from_user_id: author,
+        from_group_id: group,
         from_message_id: plan.ids[parent < 0 ? m : parent] as string,
         title: threadTitles.get(plan.root[m] as number) ?? '',
-        emailed_at: null,
       });
     }
-    await seedDb.transaction((tx) => seedDb.insert(tx, 'notifications', rows));
+    await seedDb.transaction((tx) => seedDb.insert(tx, 'notification_events', rows));
   }
-  return { total: order.length, perUser };
+
+  // One statement per chunk of users, on both engines (WITH … VALUES, UPDATE … FROM).
+  for (let from = 0; from < watermarks.length; from += WATERMARK_CHUNK) {
+    const values = watermarks
+      .slice(from, from + WATERMARK_CHUNK)
+      .map((w) => sql`(${w.id}, cast(${w.until} as bigint))`);
+    await seedDb.transaction(async (tx) => {
+      await sql`with w (id, read_until) as (values ${sql.join(values)})
+        update users set notifications_read_until = w.read_until from w where users.id = w.id`.execute(tx);
+    });
+  }
+  return { total: events.length, perUser };
 }

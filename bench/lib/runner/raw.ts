@@ -8,6 +8,7 @@
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { recipientId } from '../../../server/dist/features/inbox/ids.js';
 import { firstUrlInText } from '../../../server/dist/lib/urls.js';
 import { tsqueryText } from '../../../server/dist/search/postgres-fts.js';
 import { ftsQuery } from '../../../server/dist/search/sqlite-fts.js';
@@ -197,10 +198,12 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
   await messageViews(db, shown);
   await childCounts(db, shown);
   await db.all(
-    `select m.id, m.lineage from notifications as n inner join messages as m on m.id = n.target
-     where n.user_id = ? and n.read = ? and n.from_group_id = ? and n.type in (?)
-     order by n.created_at desc limit ?`,
-    [userId, 0, groupId, list(['new_message', 'new_comment']), 1000],
+    `select mm.id, mm.lineage ${EVENTS_OF}
+     inner join messages as mm on mm.id = e.target
+     where m.user_id = ? and ${EVENT_LISTED} and e.group_id = ? and m.group_id = ? and ${EVENT_UNREAD}
+       and e.type in (?)
+     order by e.created_at desc limit ?`,
+    [userId, 0, groupId, groupId, list(['new_message', 'new_comment']), 1000],
   );
   await previewsOf(db, shown);
   return { ids: shown, total };
@@ -277,23 +280,50 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
   return { ids: ids(rows, 'message_id'), total: Number(rows[0]?.total ?? 0) };
 }
 
-/** Mirrors `listNotifications` (features/notifications/queries.ts) with `selectNotifications`' joins. */
+/**
+ * The events a member receives, with their state (`eventsOf`, features/inbox/queries.ts): the
+ * `from` clause; `EVENT_LISTED` takes `?` = 0 (not deleted) after `m.user_id = ?`.
+ */
+const EVENTS_OF = `from notification_events as e
+  inner join memberships as m on m.group_id = e.group_id and m.joined_at <= e.created_at
+  inner join users as me on me.id = m.user_id
+  left join notification_states as s on s.event_id = e.id and s.user_id = m.user_id`;
+const EVENT_LISTED = `(e.actor_id is null or e.actor_id != m.user_id) and (s.deleted is null or s.deleted = ?)`;
+/** `unreadEvent()`. */
+const EVENT_UNREAD = `(s.read = 0 or (s.read is null and (me.notifications_read_until is null
+  or e.created_at > me.notifications_read_until)))`;
+
+/**
+ * Mirrors `listNotifications` (features/notifications/queries.ts): the user's groups, then the
+ * newest `limit` personal rows and the newest `limit` events of each group in one UNION ALL, sorted
+ * and cut, with `withNames`' joins. An event's id is the one its member sees (`recipientId`).
+ */
 async function notifications(db: RawDb, userId: string, limit: number): Promise<RawAnswer> {
+  const groups = await db.all(`select group_id from memberships where user_id = ?`, [userId]);
+  const personal = `select * from (select 'p' as kind, p.id as base_id, p.user_id, p.type, p.created_at, p.read,
+       p.emailed_at, p.target, p.data, p.from_user_id, p.from_group_id, p.from_message_id, p.title
+     from notifications as p where p.user_id = ? order by p.created_at desc, p.id desc limit ?) as b`;
+  const event = `select * from (select 'e' as kind, e.id as base_id, m.user_id, e.type, e.created_at,
+       case when s.read is not null then s.read when e.created_at <= me.notifications_read_until then 1 else 0 end
+         as read,
+       s.emailed_at, e.target, e.data, e.from_user_id, e.from_group_id, e.from_message_id, e.title
+     ${EVENTS_OF}
+     where m.user_id = ? and ${EVENT_LISTED} and e.group_id = ? and m.group_id = ?
+     order by e.created_at desc, e.id desc limit ?) as b`;
   const rows = await db.all(
-    `select n.id, n.user_id, n.type, n.created_at, n.read, n.target, n.data, n.from_user_id, n.from_group_id,
-       n.from_message_id, n.title, fu.name as from_user_name, fu.avatar_id as from_user_avatar_id,
+    `select n.kind, n.base_id, n.user_id, n.type, n.created_at, n.read, n.target, n.data, n.from_user_id,
+       n.from_group_id, n.from_message_id, n.title, fu.name as from_user_name, fu.avatar_id as from_user_avatar_id,
        fg.name as from_group_name, fma.name as parent_author_name
-     from notifications as n
+     from (${[personal, ...groups.map(() => event)].join(' union all ')}) as n
      left join users as fu on fu.id = n.from_user_id
      left join groups as fg on fg.id = n.from_group_id
      left join messages as fm on fm.id = n.from_message_id
      left join users as fma on fma.id = fm.author_id
-     where n.user_id = ?
-     order by n.created_at desc, n.id desc
+     order by n.created_at desc, n.base_id desc
      limit ?`,
-    [userId, limit],
+    [userId, limit, ...groups.flatMap((g) => [userId, 0, g.group_id, g.group_id, limit]), limit],
   );
-  return { ids: ids(rows) };
+  return { ids: rows.map((r) => (r.kind === 'e' ? recipientId(String(r.base_id), userId) : String(r.base_id))) };
 }
 
 /** Mirrors `listBookmarks` with `expand=message` (features/bookmarks/service.ts): the list, then the cards. */
