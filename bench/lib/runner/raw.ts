@@ -197,13 +197,22 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
   const shown = ids(rows).slice(0, 30);
   await messageViews(db, shown);
   await childCounts(db, shown);
+  // unreadSince (features/inbox/queries.ts): after joining, and after the read-all watermark or the
+  // oldest event marked unread, whichever is older.
+  const watermark = `(select notifications_read_until from users where id = ?)`;
+  const marked = `(select min(e2.created_at) from notification_states as s2
+    inner join notification_events as e2 on e2.id = s2.event_id where s2.user_id = ? and s2.read = ?)`;
+  const afterRead = `(case when ${watermark} is null then -1 when ${marked} <= ${watermark} then ${marked}
+    else ${watermark} + 1 end)`;
+  const afterReadParams = [userId, userId, 0, userId, userId, 0, userId];
   await db.all(
     `select mm.id, mm.lineage ${EVENTS_OF}
      inner join messages as mm on mm.id = e.target
-     where m.user_id = ? and ${EVENT_LISTED} and e.group_id = ? and m.group_id = ? and ${EVENT_UNREAD}
-       and e.type in (?)
+     where m.user_id = ? and ${EVENT_LISTED} and e.group_id = ? and m.group_id = ?
+       and e.created_at >= (case when m.joined_at > ${afterRead} then m.joined_at else ${afterRead} end)
+       and ${EVENT_UNREAD} and e.type in (?)
      order by e.created_at desc limit ?`,
-    [userId, 0, groupId, groupId, list(['new_message', 'new_comment']), 1000],
+    [userId, 0, groupId, groupId, ...afterReadParams, ...afterReadParams, list(['new_message', 'new_comment']), 1000],
   );
   await previewsOf(db, shown);
   return { ids: shown, total };

@@ -1355,6 +1355,28 @@ describe('GET /api/groups/{id}/feed (§11.1)', () => {
     expect((await cardOf(ana, news, root.id)).unread).toBe(false);
   });
 
+  it('after a read-all, marks only what is newer, or marked unread again one by one', async () => {
+    const club = await buildGroup(h.t.ctx, { name: 'Club', members: [ana, ben] });
+    const older = await post(ana, club, { title: 'Older' });
+    const aboutOlder = await waitForTarget(ben, 'new_message', older.id);
+    tick();
+    const res = await h.api.post('/me/notifications/read-all', { key: ben.key, body: {} });
+    expect(res.status, res.text).toBe(200);
+    expect((await cardOf(ben, club, older.id)).unread).toBe(false);
+
+    tick();
+    const newer = await post(ana, club, { title: 'Newer' });
+    await waitForTarget(ben, 'new_message', newer.id);
+    expect((await cardOf(ben, club, newer.id)).unread).toBe(true);
+    expect((await cardOf(ben, club, older.id)).unread).toBe(false);
+
+    // Older than the read-all, marked unread by hand: its card is unread again.
+    const again = await h.api.put(`/notifications/${aboutOlder.id}`, { key: ben.key, body: { read: false } });
+    expect(again.status, again.text).toBe(200);
+    expect((await cardOf(ben, club, older.id)).unread).toBe(true);
+    expect((await cardOf(ben, club, newer.id)).unread).toBe(true);
+  });
+
   it('pages by cursor: every card exactly once, even when a card of an earlier page moves up', async () => {
     const paging = await buildGroup(h.t.ctx, { name: 'Paging', members: [ana, ben] });
     const ids: string[] = [];

@@ -5,7 +5,7 @@ import type { Membership, MessageRow } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
-import { eventsOf, unreadEvent } from '../inbox/queries.js';
+import { eventsOf, unreadEvent, unreadSince } from '../inbox/queries.js';
 import { prepared } from '../../db/prepared.js';
 
 type Q = Kysely<Database>;
@@ -274,6 +274,7 @@ export function unreadTargets(
   return eventsOf(db, userId, groupId)
     .innerJoin('messages as mm', 'mm.id', 'e.target')
     .select(['mm.id', 'mm.lineage'])
+    .where('e.created_at', '>=', unreadSince(db, userId))
     .where(unreadEvent())
     .where('e.type', 'in', ['new_message', 'new_comment'])
     .orderBy('e.created_at', 'desc')
