@@ -81,7 +81,7 @@ function parseData(text: string): Record<string, string> {
 
 /** The sentence of one notification. */
 function sentence(lang: Language, n: PendingNotification): string {
-  const name = n.from_name ?? pushText(lang, 'someone');
+  const name = n.from_user_name ?? pushText(lang, 'someone');
   const title = cut(n.title);
   const titled = (key: string) =>
     title === '' ? pushText(lang, `${key}_untitled`, { name }) : pushText(lang, key, { name, title });
@@ -99,7 +99,7 @@ function sentence(lang: Language, n: PendingNotification): string {
     case 'user_left_group':
       return pushText(lang, 'user_left_group', { name });
     case 'group_name_change':
-      return pushText(lang, 'group_name_change', { next: parseData(n.data).newGroupName ?? n.group_name ?? '' });
+      return pushText(lang, 'group_name_change', { next: parseData(n.data).newGroupName ?? n.from_group_name ?? '' });
     case 'global_notification': {
       const text = parseData(n.data).text ?? '';
       return text === '' ? pushText(lang, 'other') : text;
@@ -125,7 +125,7 @@ export function buildPayload(lang: Language, notifications: readonly PendingNoti
   const groups = new Set(notifications.map((n) => n.from_group_id));
   const [onlyGroup] = groups;
   const oneGroup = groups.size === 1 && onlyGroup !== null && onlyGroup !== undefined;
-  const groupName = oneGroup ? (newest.group_name ?? '') : '';
+  const groupName = oneGroup ? (newest.from_group_name ?? '') : '';
   const title = groupName === '' ? 'Kith' : groupName;
   if (notifications.length === 1) {
     const about = newest.from_message_id ?? newest.target;

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, PushSubscriptionsTable } from '../../db/schema.js';
-import { inboxOf, viewOf } from '../inbox/queries.js';
+import { inboxOf, viewOf, withNames } from '../inbox/queries.js';
 
 /** Every SQL statement of Web Push (docs/api §11.9, migration 0018). */
 
@@ -203,8 +203,8 @@ export interface PendingNotification {
   data: string;
   from_message_id: string | null;
   from_group_id: string | null;
-  from_name: string | null;
-  group_name: string | null;
+  from_user_name: string | null;
+  from_group_name: string | null;
   /** The author of `from_message_id` (the message commented on). */
   from_message_author_id: string | null;
 }
@@ -221,25 +221,10 @@ export async function pendingNotifications(
   userId: string,
   after: number | null,
 ): Promise<PendingNotification[]> {
-  let query = inboxOf(db, userId)
-    .leftJoin('users as u', 'u.id', 'n.from_user_id')
-    .leftJoin('groups as g', 'g.id', 'n.from_group_id')
-    .leftJoin('messages as m', 'm.id', 'n.from_message_id')
-    .select([
-      'n.kind',
-      'n.base_id',
-      'n.user_id',
-      'n.type',
-      'n.created_at',
-      'n.target',
-      'n.title',
-      'n.data',
-      'n.from_message_id',
-      'n.from_group_id',
-      'u.name as from_name',
-      'g.name as group_name',
-      'm.author_id as from_message_author_id',
-    ])
+  // The same names as the notification list (withNames), plus the author of the message commented
+  // on, which that join already reaches.
+  let query = withNames(db, inboxOf(db, userId))
+    .select('fm.author_id as from_message_author_id')
     .where('n.read', '=', 0);
   if (after !== null) query = query.where('n.created_at', '>', after);
   const rows = await query.orderBy('n.created_at').orderBy('n.base_id').limit(PENDING_LIMIT).execute();
