@@ -10,6 +10,18 @@ import { openDatabase, type Db } from '../../server/dist/db/database.js';
 import type { Database } from '../../server/dist/db/schema.js';
 import type { Tx } from '../../server/dist/db/transaction.js';
 
+/** What a personal notification row and a group event both hold (migration 0024). */
+const NOTIFICATION_CONTENT = {
+  type: 'text',
+  created_at: 'bigint',
+  target: 'text',
+  data: 'text',
+  from_user_id: 'text',
+  from_group_id: 'text',
+  from_message_id: 'text',
+  title: 'text',
+} as const;
+
 /** The tables the seeder fills, with each column's PostgreSQL type (for typed `unnest` arrays). */
 const COLUMNS = {
   users: {
@@ -83,33 +95,8 @@ const COLUMNS = {
     updated_at: 'bigint',
   },
   message_files: { message_id: 'text', file_id: 'text', position: 'integer' },
-  notifications: {
-    id: 'text',
-    user_id: 'text',
-    type: 'text',
-    created_at: 'bigint',
-    read: 'integer',
-    target: 'text',
-    data: 'text',
-    from_user_id: 'text',
-    from_group_id: 'text',
-    from_message_id: 'text',
-    title: 'text',
-    emailed_at: 'bigint',
-  },
-  notification_events: {
-    id: 'text',
-    group_id: 'text',
-    actor_id: 'text',
-    type: 'text',
-    created_at: 'bigint',
-    target: 'text',
-    data: 'text',
-    from_user_id: 'text',
-    from_group_id: 'text',
-    from_message_id: 'text',
-    title: 'text',
-  },
+  notifications: { id: 'text', user_id: 'text', ...NOTIFICATION_CONTENT, read: 'integer', emailed_at: 'bigint' },
+  notification_events: { id: 'text', group_id: 'text', actor_id: 'text', ...NOTIFICATION_CONTENT },
   bookmarks: { id: 'text', user_id: 'text', message_id: 'text', created_at: 'bigint' },
 } as const satisfies { [T in keyof Database]?: Record<keyof Database[T], string> };
 
