@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { type ComponentType, lazy, Suspense } from 'react';
+import { lazy, Suspense } from 'react';
 import { BrowserRouter, Route, Routes, useLocation } from 'react-router';
 import { createQueryClient, prefetchFirstScreen } from './api/queries';
 import { Alerts } from './components/Alerts';
@@ -8,6 +8,9 @@ import { Spinner } from './components/Spinner';
 import { AppLayout } from './features/layout/AppLayout';
 import { BASE_PATH } from './lib/config';
 import { getApiKey } from './lib/session';
+// The group page, the most common first screen, is in the shell chunk with this module
+// (web/vite.config.ts): imported as it is, it renders without suspending.
+import GroupFeed from './routes/GroupFeed';
 
 const queryClient = createQueryClient();
 
@@ -23,20 +26,6 @@ const StopNotificationEmails = lazy(() => import('./routes/StopNotificationEmail
 const PublicMessage = lazy(() => import('./routes/PublicMessage'));
 const Home = lazy(() => import('./routes/Home'));
 const CreateGroup = lazy(() => import('./routes/CreateGroup'));
-// The group page, the most common first screen, renders without suspending once its code is in
-// (startFirstScreen preloads it): a suspended screen is revealed up to 300 ms late, as React holds
-// Suspense content back to avoid flicker.
-let loadedGroupFeed: ComponentType | null = null;
-const loadGroupFeed = () =>
-  import('./routes/GroupFeed').then((module) => {
-    loadedGroupFeed = module.default;
-    return module;
-  });
-const LazyGroupFeed = lazy(loadGroupFeed);
-function GroupFeed() {
-  const Screen = loadedGroupFeed ?? LazyGroupFeed;
-  return <Screen />;
-}
 const AllGroupsFeed = lazy(() => import('./routes/AllGroupsFeed'));
 const RandomMessage = lazy(() => import('./routes/RandomMessage'));
 const WriteMessage = lazy(() => import('./routes/WriteMessage'));
@@ -87,14 +76,11 @@ function Screens() {
 
 /**
  * Called before the first render: a signed-in person opening a group page, the most common first
- * screen, gets its reads started at once (`prefetchFirstScreen`) and its code loaded; resolves when
- * that code is in, so the first render does not suspend.
+ * screen, gets its reads started at once (`prefetchFirstScreen`); its code is already in.
  */
-export async function startFirstScreen(): Promise<void> {
+export function startFirstScreen(): void {
   if (getApiKey() === null) return;
-  const path = window.location.pathname.slice(BASE_PATH.length) || '/';
-  // A chunk that fails to load is left to the lazy screen, which shows the error page.
-  if (prefetchFirstScreen(queryClient, path)) await loadGroupFeed().catch(() => undefined);
+  prefetchFirstScreen(queryClient, window.location.pathname.slice(BASE_PATH.length) || '/');
 }
 
 /** The whole client: server state, router and the alert area. */

@@ -13,13 +13,14 @@ if ('serviceWorker' in navigator) {
   addEventListener('load', () => void navigator.serviceWorker.register(appPath('/sw.js')).catch(() => undefined));
 }
 
-// Texts first, so the first paint is already in the right language (the device's until the account's
-// own is known, lib/language.ts); the first screen's code and reads load beside them.
+// The first screen's reads start at once; texts load meanwhile, before the first paint, so that it
+// is already in the right language (the device's until the account's own is known, lib/language.ts).
+startFirstScreen();
 if (LANG_FROM_BROWSER) {
   const { matchBrowserLanguage } = await import('./lib/browserLanguage');
   setBrowserLanguage(matchBrowserLanguage(navigator.languages));
 }
-await Promise.all([initI18n(deviceLanguage()), startFirstScreen()]);
+await initI18n(deviceLanguage());
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />
