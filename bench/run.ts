@@ -244,6 +244,7 @@ async function main(): Promise<number> {
         p99_ms: load.p99_ms,
         raw_ms: rawMs.get(scenario.name) ?? null,
         rss_mb: load.rss_mb,
+        cpu_us: load.cpu_us,
         errors: load.errors,
         requests: load.requests,
       };
@@ -301,6 +302,7 @@ async function main(): Promise<number> {
         p95_ms: page.p95_ms,
         p99_ms: page.p99_ms,
         rss_mb: page.rss_mb,
+        // No cpu_us: the server's CPU then also goes to the searches beside the page.
         errors,
         requests: page.requests,
         details: {
@@ -447,6 +449,7 @@ async function main(): Promise<number> {
       raw_ms: round(r.raw_ms, 3),
       raw_ratio: round(r.raw_ratio, 2),
       rss_mb: round(r.rss_mb, 1),
+      cpu_us: round(r.cpu_us ?? null, 0),
       errors: r.errors,
       requests: r.requests,
       ...(r.details !== undefined ? { details: r.details } : {}),

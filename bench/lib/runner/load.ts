@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { RssSampler } from './server.ts';
+import { cpuMs, RssSampler } from './server.ts';
 
 /** One request of a scenario; autocannon's connections cycle through the list (key rotation). */
 export interface LoadRequest {
@@ -37,6 +37,8 @@ export interface LoadResult {
   /** Count of each status code that was not 2xx (warm-up included), plus `socket` and `timeout`. */
   badStatuses: Record<string, number>;
   rss_mb: number | null;
+  /** The server's CPU time per answer of the measured window (µs, all its threads); null without `pids`. */
+  cpu_us: number | null;
   /** Seconds until every connection had its first answer (null: never); the window opened after it. */
   ready_s: number | null;
 }
@@ -105,7 +107,7 @@ async function fire(
   warm: Tally,
   measured: Tally,
   latencies: Samples,
-): Promise<{ windowS: number; readyS: number | null }> {
+): Promise<{ windowS: number; readyS: number | null; cpuMs: number | null }> {
   const requests: autocannon.Request[] = options.requests.map((r) => {
     const request: autocannon.Request = { method: r.method, path: r.path, headers: r.headers ?? {} };
     if (r.body !== undefined) request.body = r.body;
@@ -118,12 +120,16 @@ async function fire(
   let readyAt: number | null = null;
   let measureFrom = Number.POSITIVE_INFINITY;
   let last = 0;
+  // The server's CPU time when the window opens and when it is stopped.
+  let cpuFrom: number | null = null;
+  let cpuTo: number | null = null;
   const served = new Set<unknown>();
   const open = (now: number) => {
     if (measureFrom !== Number.POSITIVE_INFINITY) return;
     const elapsedS = (now - started) / 1000;
     if (elapsedS >= options.warmupS && (readyAt !== null || elapsedS >= options.warmupS + maxRampS)) {
       measureFrom = now;
+      cpuFrom = options.pids === undefined ? null : cpuMs(options.pids);
     }
   };
   const tallyNow = (client: unknown): Tally => {
@@ -163,6 +169,7 @@ async function fire(
       open(now);
       if (now - measureFrom >= options.durationS * 1000) {
         clearInterval(timer);
+        cpuTo = options.pids === undefined ? null : cpuMs(options.pids);
         instance.stop();
       }
     }, 20);
@@ -186,6 +193,7 @@ async function fire(
     // From the opening of the window to the last answer counted in it.
     windowS: measured.count === 0 ? options.durationS : Math.max(last - measureFrom, 1) / 1000,
     readyS: readyAt === null ? null : (readyAt - started) / 1000,
+    cpuMs: cpuFrom === null || cpuTo === null ? null : cpuTo - cpuFrom,
   };
 }
 
@@ -203,7 +211,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const warm: Tally = { count: 0, errors: 0, bad: {} };
     const measured: Tally = { count: 0, errors: 0, bad: {} };
     const latencies = new Samples();
-    const { windowS, readyS } = await fire(options, warm, measured, latencies);
+    const { windowS, readyS, cpuMs: windowCpuMs } = await fire(options, warm, measured, latencies);
     const sorted = latencies.sorted();
     const bad: Record<string, number> = { ...warm.bad };
     for (const [code, n] of Object.entries(measured.bad)) bad[code] = (bad[code] ?? 0) + n;
@@ -216,6 +224,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       errors: warm.errors + measured.errors,
       badStatuses: bad,
       rss_mb: sampler?.stop() ?? null,
+      cpu_us: windowCpuMs === null || measured.count === 0 ? null : (windowCpuMs * 1000) / measured.count,
       ready_s: readyS,
     };
   } finally {

@@ -83,6 +83,11 @@ export interface ScenarioResult {
   raw_ratio: number | null;
   /** Peak RSS of the server process during the scenario (MB). */
   rss_mb: number | null;
+  /**
+   * The server's CPU time (all threads, user and system) per answer of the measured window, in µs:
+   * its cost per request, steadier than rps on a machine other programs load.
+   */
+  cpu_us?: number | null;
   /** Non-2xx answers, socket errors and timeouts (events: streams not opened or not served). */
   errors: number;
   /** Answers counted in the measured window. */
