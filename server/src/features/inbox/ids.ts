@@ -6,29 +6,44 @@ import { createHash } from 'node:crypto';
 // digits stay, so it is still a UUID v4. XOR is its own inverse: knowing the caller, their id gives
 // back the event's, and someone else's id decodes to no event of theirs (404, docs/api §1.8).
 
-const maskCache = new Map<string, number[]>();
+const maskCache = new Map<string, Uint8Array>();
 const MASK_CACHE_SIZE = 10_000;
 
 /** Hex positions (in the 36-character form) of the random digits that are masked. */
 const MASKED = [15, 16, 17, 20, 21, 22, ...Array.from({ length: 12 }, (_, i) => 24 + i)];
 
-function maskOf(userId: string): number[] {
+/** A user's mask: for each of the 36 characters, the 4 bits XORed into it (0 where none is masked). */
+function maskOf(userId: string): Uint8Array {
   let mask = maskCache.get(userId);
   if (mask === undefined) {
     const digest = createHash('sha256').update(userId).digest();
-    mask = MASKED.map((_, i) => ((digest[i >> 1] ?? 0) >> (i % 2 === 0 ? 4 : 0)) & 0xf);
+    mask = new Uint8Array(36);
+    MASKED.forEach((position, i) => {
+      (mask as Uint8Array)[position] = ((digest[i >> 1] ?? 0) >> (i % 2 === 0 ? 4 : 0)) & 0xf;
+    });
     if (maskCache.size >= MASK_CACHE_SIZE) maskCache.clear();
     maskCache.set(userId, mask);
   }
   return mask;
 }
 
+const HEX = '0123456789abcdef';
+
+/** The value of a lowercase hex digit's character code (ids are lowercased before they get here). */
+function hexValue(code: number): number {
+  return code <= 0x39 ? code - 0x30 : code - 0x57;
+}
+
 /** The id `userId` sees for the event `id`, and (the same function) the event of `userId`'s id. */
 export function recipientId(id: string, userId: string): string {
+  // A post computes one per member of its group (49 in the bench's big group): character codes and
+  // one concatenation rather than an array of strings and a parseInt per digit.
   const mask = maskOf(userId);
-  const chars = id.split('');
-  MASKED.forEach((position, i) => {
-    chars[position] = (Number.parseInt(chars[position] ?? '0', 16) ^ (mask[i] ?? 0)).toString(16);
-  });
-  return chars.join('');
+  let out = id.slice(0, 15);
+  for (let position = 15; position < 36; position++) {
+    const code = id.charCodeAt(position);
+    const bits = mask[position] ?? 0;
+    out += code === 0x2d ? '-' : bits === 0 ? id[position] : HEX[hexValue(code) ^ bits];
+  }
+  return out;
 }

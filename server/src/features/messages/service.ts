@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
+import { newOrderedId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
 import { canPostInGroup } from '../groups/policy.js';
 import { findMembership } from '../memberships/queries.js';
@@ -205,7 +205,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
 
     const now = ctx.clock.now();
     const ancestors = parent === undefined ? [] : [parent.id, ...lineageOf(parent)];
-    const id = newId();
+    // Time first (docs/decisions.md): successive posts share the last page of every index keyed by
+    // message id, where random ids dirtied a page of each per post.
+    const id = newOrderedId(now);
     const message: MessageRow = {
       id,
       group_id: groupId,

@@ -45,6 +45,18 @@ export async function queueImmediateMails(
   created: readonly CreatedNotification[],
 ): Promise<void> {
   if (!ctx.config.allowEmail || !MAILED_NOTIFICATION_TYPES.includes(type)) return;
+  // Recipients read with their settings (a group-wide notification) need no second look-up.
+  if (type !== 'mention' && created.every((n) => n.recipient !== undefined)) {
+    const immediate = created.filter((n) => n.recipient?.notification_emails === 'immediately');
+    for (let i = 0; i < immediate.length; i += LOOKUP_CHUNK) {
+      await effects.enqueueMany(
+        'send-immediate-mail',
+        immediate.slice(i, i + LOOKUP_CHUNK).map((n) => ({ userId: n.userId })),
+        immediateJobOptions(ctx),
+      );
+    }
+    return;
+  }
   const recipients = [...new Set(created.map((n) => n.userId))];
   for (let i = 0; i < recipients.length; i += LOOKUP_CHUNK) {
     const chunk = recipients.slice(i, i + LOOKUP_CHUNK);

@@ -1,4 +1,5 @@
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database, NotificationsTable } from '../../db/schema.js';
 import { recipientId } from '../inbox/ids.js';
 import { eventBranch, eventsOf, personalBranch, unreadEvent, viewOf, withNames } from '../inbox/queries.js';
@@ -186,4 +187,50 @@ export async function usersMailedMentionsNow(db: Q, userIds: string[]): Promise<
     )
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** A recipient of a group-wide notification, with what their push and their mail depend on. */
+export interface GroupRecipient {
+  id: string;
+  /** Whether they have a device to push to (a Web Push subscription). */
+  hasDevice: boolean;
+  push_notifications: string | null;
+  notification_emails: string | null;
+}
+
+const groupRecipientRows = prepared((db, groupId: string, exceptUserId: string) =>
+  db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.push_notifications', 'u.notification_emails'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb.selectFrom('push_subscriptions as s').select(sql.lit(1).as('one')).whereRef('s.user_id', '=', 'u.id'),
+        )
+        .as('has_device'),
+    )
+    .where('m.group_id', '=', groupId)
+    .where('m.user_id', '!=', exceptUserId),
+);
+
+/**
+ * The members of a group but `exceptUserId` (the actor, or nobody when null), with their push and
+ * mail settings: a post to a group reads its recipients once, for its event, live events, pushes
+ * and mails, rather than three times (bench/README.md, posting).
+ */
+export async function listGroupRecipients(
+  db: Q,
+  groupId: string,
+  exceptUserId: string | null,
+): Promise<GroupRecipient[]> {
+  // No user id is empty, so '' excludes nobody and the statement keeps one shape.
+  const rows = await groupRecipientRows(db, groupId, exceptUserId ?? '');
+  return rows.map((r) => ({
+    id: r.id,
+    // SQLite answers 0 or 1, PostgreSQL a boolean.
+    hasDevice: Boolean(r.has_device),
+    push_notifications: r.push_notifications,
+    notification_emails: r.notification_emails,
+  }));
 }

@@ -4,8 +4,7 @@ import type { Effects, Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { newOrderedId, parseId } from '../../lib/ids.js';
-import { listOtherMemberIds } from '../memberships/queries.js';
-import { queuePushes } from '../push/queue.js';
+import { queuePushes, queuePushesTo } from '../push/queue.js';
 import type { UserRow } from '../../db/rows.js';
 import { canDeleteNotification, canUpdateNotification } from './policy.js';
 import { presentNotification, type NotificationIncludes } from './presenter.js';
@@ -16,8 +15,10 @@ import {
   findOwnNotification,
   insertNotificationEvent,
   insertNotifications,
+  listGroupRecipients,
   markReadUntil,
   setNotificationRead,
+  type GroupRecipient,
   type NotificationView,
 } from './queries.js';
 
@@ -35,10 +36,14 @@ export interface NotificationInput {
 // Stays well under SQLite's and PostgreSQL's bound-parameter limits (11 columns a row).
 const INSERT_CHUNK = 500;
 
-/** A notification just created, and whom it is for. */
+/**
+ * A notification just created, and whom it is for; `recipient` when the recipients were read with
+ * their settings (group-wide ones), so that their pushes and mails need not read them again.
+ */
 export interface CreatedNotification {
   id: string;
   userId: string;
+  recipient?: GroupRecipient;
 }
 
 /**
@@ -82,8 +87,24 @@ function contentOf(input: NotificationInput, now: number) {
  */
 async function announce(tx: Tx, effects: Effects, input: NotificationInput, created: CreatedNotification[]) {
   for (const n of created) effects.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
-  const recipients = created.map((n) => n.userId);
-  await queuePushes(tx, effects, { type: input.type, fromMessageId: input.fromMessageId }, recipients);
+  const about = { type: input.type, fromMessageId: input.fromMessageId };
+  const known = created.flatMap((n) => (n.recipient === undefined ? [] : [n.recipient]));
+  if (known.length === created.length) {
+    // Read with their settings: only those with a device can be pushed to.
+    await queuePushesTo(
+      tx,
+      effects,
+      about,
+      known.filter((r) => r.hasDevice),
+    );
+  } else {
+    await queuePushes(
+      tx,
+      effects,
+      about,
+      created.map((n) => n.userId),
+    );
+  }
 }
 
 /**
@@ -102,15 +123,19 @@ export async function notifyGroupMembers(
   now: number,
   except: ReadonlySet<string> = new Set(),
 ): Promise<CreatedNotification[]> {
-  const members = await listOtherMemberIds(tx, groupId, actorId);
-  const recipients = members.filter((id) => !except.has(id));
+  const members = await listGroupRecipients(tx, groupId, actorId);
+  const recipients = members.filter((member) => !except.has(member.id));
   const id = newOrderedId(now);
   await insertNotificationEvent(
     tx,
     { id, group_id: groupId, actor_id: actorId, ...contentOf(input, now) },
-    members.filter((member) => except.has(member)),
+    members.filter((member) => except.has(member.id)).map((member) => member.id),
   );
-  const created = recipients.map((userId) => ({ id: recipientId(id, userId), userId }));
+  const created = recipients.map((recipient) => ({
+    id: recipientId(id, recipient.id),
+    userId: recipient.id,
+    recipient,
+  }));
   await announce(tx, effects, input, created);
   return created;
 }

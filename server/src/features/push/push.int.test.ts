@@ -518,6 +518,19 @@ describe('Web Push (§11.9)', () => {
       expect(service.pushesTo(phone)).toEqual([]);
     });
 
+    it('starts a push job only for the members a post reaches who have a device', async () => {
+      const ana = await member('Ana');
+      const ben = await member('Ben');
+      const eve = await member('Eve');
+      const group = (await buildGroup(t.ctx, { members: [ana, ben, eve] })).id;
+      await subscribe(ana);
+      await post(ben, group, { text: 'Hello' });
+      expect(await pushJobsOf(ana)).toHaveLength(1);
+      // Eve has no device: nothing could be pushed to her, and no job is started for her.
+      expect(await pushJobsOf(eve)).toEqual([]);
+      expect(await pushJobsOf(ben)).toEqual([]);
+    });
+
     it.each([404, 410])('forgets a device the push service no longer knows (%i)', async (status) => {
       const ana = await member('Ana');
       const ben = await member('Ben');

@@ -25,24 +25,44 @@ const LOOKUP_CHUNK = 500;
 export async function queuePushes(
   tx: Tx,
   effects: Effects,
-  notification: { type: string; fromMessageId: string | null },
+  notification: PushedNotification,
   recipients: readonly string[],
 ): Promise<void> {
   const unique = [...new Set(recipients)];
-  let author: string | null | undefined;
   for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
-    const users = await subscribedUsers(tx, unique.slice(i, i + LOOKUP_CHUNK));
-    const pushed: { userId: string }[] = [];
-    for (const user of users) {
-      const choice = pushChoiceOf(user.push_notifications);
-      let replyToRecipient = false;
-      if (choice === 'mentions_replies' && notification.type === 'new_comment' && notification.fromMessageId !== null) {
-        author ??= await messageAuthorId(tx, notification.fromMessageId);
-        replyToRecipient = author === user.id;
-      }
-      if (pushAdmits(choice, { type: notification.type, replyToRecipient })) pushed.push({ userId: user.id });
+    await queuePushesTo(tx, effects, notification, await subscribedUsers(tx, unique.slice(i, i + LOOKUP_CHUNK)));
+  }
+}
+
+/** What decides whether a notification is pushed. */
+interface PushedNotification {
+  type: string;
+  fromMessageId: string | null;
+}
+
+/**
+ * `queuePushes` for recipients already read with their push choice, each with a device (say, the
+ * members a post notifies, read once for everything the post sends them).
+ */
+export async function queuePushesTo(
+  tx: Tx,
+  effects: Effects,
+  notification: PushedNotification,
+  users: readonly { id: string; push_notifications: string | null }[],
+): Promise<void> {
+  let author: string | null | undefined;
+  const pushed: { userId: string }[] = [];
+  for (const user of users) {
+    const choice = pushChoiceOf(user.push_notifications);
+    let replyToRecipient = false;
+    if (choice === 'mentions_replies' && notification.type === 'new_comment' && notification.fromMessageId !== null) {
+      author ??= await messageAuthorId(tx, notification.fromMessageId);
+      replyToRecipient = author === user.id;
     }
-    await effects.enqueueMany('push-notifications', pushed, {
+    if (pushAdmits(choice, { type: notification.type, replyToRecipient })) pushed.push({ userId: user.id });
+  }
+  for (let i = 0; i < pushed.length; i += LOOKUP_CHUNK) {
+    await effects.enqueueMany('push-notifications', pushed.slice(i, i + LOOKUP_CHUNK), {
       delayMs: PUSH_COLLAPSE_MS,
       unique: true,
       maxAttempts: COLLECT_MAX_ATTEMPTS,
