@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Tx } from '../db/transaction.js';
 
@@ -7,21 +8,28 @@ export const REINDEX_CHUNK = 500;
 type IndexContext = Pick<AppContext, 'db' | 'search'>;
 
 /**
+ * The first key of the PostgreSQL advisory locks that order an author's message writes with their
+ * renames ("an" in ASCII); the second is a hash of the user id. Two-key locks are a key space of
+ * their own, apart from the single-key instance and first-run locks.
+ */
+const AUTHOR_LOCK_SPACE = 0x616e;
+
+/**
  * The name to index a new or edited message under (docs/api §10.7: the author's *current* name),
- * read inside the writing transaction. On PostgreSQL the row is read `FOR SHARE`, which conflicts
- * with the lock a rename or an account deletion holds while `reindexAuthor` runs: either this write
- * waits for it and reads the new name, or it waits for this write and then sees the message. So no
- * message stays indexed under a stale name. Call it before the transaction locks anything else.
- * SQLite runs one write transaction at a time, so reading in the transaction is enough there.
- * `null` when the user no longer exists.
+ * read inside the writing transaction. On PostgreSQL the writer first takes the author's advisory
+ * lock in shared mode; a rename or an account deletion takes it exclusively (`reindexAuthor`): either
+ * this write waits for it and then reads the new name, or it waits for this write and then sees the
+ * message. So no message stays indexed under a stale name. Writes by one author do not wait for each
+ * other, and, unlike a lock on the user's row, this one does not make the row's other updates (the
+ * activity date each write records) wait for their posts. Call it before the transaction locks
+ * anything else. SQLite runs one write transaction at a time, so reading in the transaction is
+ * enough there. `null` when the user no longer exists.
  */
 export async function currentAuthorName(ctx: IndexContext, tx: Tx, userId: string): Promise<string | null> {
-  const row = await tx
-    .selectFrom('users')
-    .select('name')
-    .where('id', '=', userId)
-    .$if(ctx.db.dialect === 'postgres', (q) => q.forShare())
-    .executeTakeFirst();
+  if (ctx.db.dialect === 'postgres') {
+    await sql`select pg_advisory_xact_lock_shared(${sql.lit(AUTHOR_LOCK_SPACE)}, hashtext(${userId}))`.execute(tx);
+  }
+  const row = await tx.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
   return row?.name ?? null;
 }
 
@@ -38,8 +46,8 @@ export async function currentAuthorName(ctx: IndexContext, tx: Tx, userId: strin
 export async function reindexAuthor(ctx: IndexContext, tx: Tx, userId: string, name: string | null): Promise<number> {
   if (ctx.db.dialect === 'postgres') {
     // Waits for message writes that read the old name (currentAuthorName) and makes later ones
-    // wait for this transaction. A rename already holds this lock through its update.
-    await tx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+    // wait for this transaction, then read the name it leaves.
+    await sql`select pg_advisory_xact_lock(${sql.lit(AUTHOR_LOCK_SPACE)}, hashtext(${userId}))`.execute(tx);
   }
   // Ids first (through the messages_author index), then the rows page by page, so a prolific
   // author's texts are never all in memory at once.

@@ -5,6 +5,7 @@ import { Migrator, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../test/harness.js';
+import { signal } from '../../test/signal.js';
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from '../../test/postgres.js';
 import { openDatabase, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -306,6 +307,45 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(await ids(g, 'max')).toEqual([anas]);
     expect((await find(g, 'message')).total).toBe(count + 1);
   });
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'a post that arrives while its author is being renamed waits, and is found under the new name',
+    async () => {
+      const olga = await buildUser(h.t.ctx, { name: 'Olga Quenneville' });
+      const g = await buildGroup(h.t.ctx, { members: [olga] });
+      const renaming = signal();
+      const release = signal();
+      // A rename as the account service does it: the update, then the re-index, then the commit,
+      // held back until the post has come and is waiting.
+      const rename = transaction(h.t.ctx, async (tx) => {
+        await tx.updateTable('users').set({ name: 'Olga Zarembska' }).where('id', '=', olga.user.id).execute();
+        await reindexAuthor(h.t.ctx, tx, olga.user.id, 'Olga Zarembska');
+        renaming.resolve();
+        await release.promise;
+      });
+      await renaming.promise;
+      const posting = h.api.post('/messages', {
+        key: olga.key,
+        body: { group: g.id, data: { text: 'Photos du marché' } },
+      });
+      const waiting = async () =>
+        (
+          await sql<{
+            n: string;
+          }>`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`.execute(h.t.ctx.db.kysely)
+        ).rows.map((row) => Number(row.n))[0];
+      try {
+        await expect.poll(waiting).toBe(1);
+      } finally {
+        release.resolve();
+        await rename;
+      }
+      const res = await posting;
+      expect(res.status).toBe(201);
+      expect(await ids(g, 'zarembska')).toEqual([res.body.id]);
+      expect((await find(g, 'quenneville')).total).toBe(0);
+    },
+  );
 
   it('never returns messages of another group', async () => {
     const g = await group();

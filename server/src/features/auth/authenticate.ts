@@ -42,10 +42,19 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
     if (request.routeOptions.config.readOnly === true) return payload;
     const userId = request.user.id;
+    const now = ctx.clock.now();
+    // `lastActivityDate` is in whole seconds: a caller already active this second (as read with
+    // their key) has nothing to record. Someone posting many times a second would otherwise write
+    // their row at each post, and on PostgreSQL each of those updates waits for the lock their
+    // posts in flight hold on it (`currentAuthorName`).
+    if (activitySecond(request.user.last_activity_date) >= activitySecond(now)) return payload;
     // Through `Db.transaction`, so on SQLite it shares the commit of the writes around it.
     await ctx.db
-      .transaction((tx) => recordActivity(tx, userId, ctx.clock.now()))
+      .transaction((tx) => recordActivity(tx, userId, now))
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
     return payload;
   });
 }
+
+/** The whole second of a time in ms, as `lastActivityDate` shows it (docs/api §1.4). */
+const activitySecond = (ms: number): number => Math.floor(ms / 1000);

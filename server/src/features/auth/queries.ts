@@ -95,9 +95,18 @@ export async function replaceApiKey(
   return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
 }
 
-/** Records that a user was active now (a successful write, docs/api §1.11). */
+/**
+ * Records that a user was active now (a successful write, docs/api §1.11). Never moves the date
+ * back, and leaves alone a row already active within this second (it would show the same): no
+ * write, and on PostgreSQL no wait for the row's lock.
+ */
 export async function recordActivity(db: Q, userId: string, now: number): Promise<void> {
-  await db.updateTable('users').set({ last_activity_date: now }).where('id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ last_activity_date: now })
+    .where('id', '=', userId)
+    .where('last_activity_date', '<', Math.floor(now / 1000) * 1000)
+    .execute();
 }
 
 /**

@@ -659,6 +659,31 @@ describe('PUT /api/users/{id}', () => {
       expect(after.lastActivityDate).toBeGreaterThanOrEqual(before.lastActivityDate + 3600);
     });
 
+    it('writes the activity once per second: a second write within it leaves the row alone', async () => {
+      const { t, api } = h;
+      const ana = await buildUser(t.ctx);
+      t.clock.advance(3_600_000 - (t.clock.now() % 1000));
+      const activity = () =>
+        t.ctx.db.kysely
+          .selectFrom('users')
+          .select('last_activity_date')
+          .where('id', '=', ana.user.id)
+          .executeTakeFirstOrThrow();
+      // Creating groups: a write whose own service does not touch the user's row.
+      const write = (name: string) => api.post('/groups', { key: ana.key, body: { name } });
+      expect((await write('One')).status).toBe(201);
+      const first = (await activity()).last_activity_date;
+      expect(first).toBe(t.clock.now());
+      t.clock.advance(400);
+      expect((await write('Two')).status).toBe(201);
+      // Same second as shown (lastActivityDate is in seconds): no write.
+      expect((await activity()).last_activity_date).toBe(first);
+      t.clock.advance(600);
+      expect((await write('Three')).status).toBe(201);
+      expect((await activity()).last_activity_date).toBe(t.clock.now());
+      expect((await me(ana.key)).lastActivityDate).toBe(toSeconds(t.clock.now()));
+    });
+
     it('answers a Me object that already carries the new lastActivityDate', async () => {
       const { t, api } = h;
       const ana = await buildUser(t.ctx);
