@@ -1,4 +1,12 @@
-import { LIMITS, plainText, type Message, type MessagePreview, type ReactionSummary } from '@kith/common';
+import {
+  LIMITS,
+  plainText,
+  type FileObject,
+  type Mention,
+  type Message,
+  type MessagePreview,
+  type ReactionSummary,
+} from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
@@ -95,17 +103,37 @@ export async function reactionSummariesOf(
   return new Map([...rows].map(([id, list]) => [id, presentReactions(list, viewerId, options)]));
 }
 
-/** The full message answer, with children, for `viewer` (its `can`). */
-export async function messageAnswer(ctx: AppContext, id: string, viewer: Pick<UserRow, 'id'>): Promise<Message> {
+/**
+ * What is known of a message just created, so that its answer reads only what it may have: no
+ * children or reactions yet, and files only if it was given some.
+ */
+interface JustCreated {
+  files: number;
+  mentions: number;
+}
+
+const none = <T>(id: string): Promise<Map<string, T[]>> => Promise.resolve(new Map([[id, []]]));
+
+/**
+ * The full message answer, with children, for `viewer` (its `can`). `created`: the message was just
+ * written by this request, and the reads it cannot need are skipped (a post's answer is part of
+ * the cost of posting).
+ */
+export async function messageAnswer(
+  ctx: AppContext,
+  id: string,
+  viewer: Pick<UserRow, 'id'>,
+  created?: JustCreated,
+): Promise<Message> {
   const db = ctx.db.kysely;
   const [view] = await findMessageViews(db, [id]);
   if (view === undefined) throw notFound();
   const [children, files, linkPreviews, reactions, mentions] = await Promise.all([
-    childrenOf(db, [id]),
-    presentedFilesOf(ctx, db, [id]),
+    created === undefined ? childrenOf(db, [id]) : none<string>(id),
+    created === undefined || created.files > 0 ? presentedFilesOf(ctx, db, [id]) : none<FileObject>(id),
     linkPreviewsOf(ctx, db, [view]),
-    reactionSummariesOf(ctx, db, [id], viewer.id),
-    mentionsOf(db, [id]),
+    created === undefined ? reactionSummariesOf(ctx, db, [id], viewer.id) : none<ReactionSummary>(id),
+    created === undefined || created.mentions > 0 ? mentionsOf(db, [id]) : none<Mention>(id),
   ]);
   return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], {
     publicLinks: ctx.config.publicLinks,
@@ -168,6 +196,8 @@ async function titleOf(tx: Tx, m: Pick<MessageRow, 'title' | 'text'>): Promise<s
  * shown on the group page.
  */
 export async function notificationTitle(tx: Tx, message: MessageRow): Promise<string> {
+  // A message on the group page is its own nearest: nothing to read (every new post).
+  if (message.is_in_front === 1) return titleOf(tx, message);
   const chain = [message.id, ...lineageOf(message)];
   const rows = await findTitleSources(tx, chain);
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -226,24 +256,25 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       pin_order: null,
     };
     await insertMessage(tx, message);
-    await setMessageFiles(tx, id, files);
+    if (files.length > 0) await setMessageFiles(tx, id, files);
     // A post from a client that names no one (the 0.5.6 client) costs no mention statement.
     const mentions = mentionIds === undefined ? [] : await resolveMentions(tx, groupId, data.text, mentionIds, []);
     if (mentions.length > 0) await replaceMentions(tx, id, mentions);
-    // A reply moves its whole thread up on the group page (docs/api §10.2).
-    if (ancestors.length > 0) {
-      await touchMessages(tx, ancestors, now);
-    }
-    await touchGroup(tx, groupId, now);
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
     // The members' notifications, then the post or reply itself: the order their live events go in.
     await notifyNewMessage(ctx, tx, effects, user, message, parent, now, new Set(mentions.map((m) => m.userId)));
     effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
     // Its card picture, without files, is the preview of its first URL: a job of this transaction.
     if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
-    return message;
+    // Last, because on PostgreSQL these lock the group's row (and the thread's) until the commit:
+    // every post to the group waits for that lock, so it is held for one statement, not the whole
+    // transaction (bench/README.md, posting on PostgreSQL). A reply moves its whole thread up on
+    // the group page (docs/api §10.2).
+    if (ancestors.length > 0) await touchMessages(tx, ancestors, now);
+    await touchGroup(tx, groupId, now);
+    return { message, mentions: mentions.length };
   });
-  return messageAnswer(ctx, created.id, user);
+  return messageAnswer(ctx, created.message.id, user, { files: files.length, mentions: created.mentions });
 }
 
 /**

@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildGroup, buildUser } from '../../../test/factories.js';
+import { TEST_DIALECT, useTestApp } from '../../../test/harness.js';
+import { signal } from '../../../test/signal.js';
+import { newOrderedId } from '../../lib/ids.js';
+
+// PostgreSQL runs posts to one group side by side (SQLite has one writer and batches them). Their
+// transactions must not wait for each other's: the group's front count is kept by a trigger that
+// runs at the commit (migration 0026), and the group's activity date is written last.
+describe.runIf(TEST_DIALECT === 'postgres')('posts to one group at the same time (PostgreSQL)', () => {
+  const h = useTestApp();
+  const held = signal();
+  afterAll(() => held.resolve());
+
+  it('a post is answered while another post to the group is still open, and both are counted', async () => {
+    const ana = await buildUser(h.t.ctx);
+    const ben = await buildUser(h.t.ctx);
+    const group = await buildGroup(h.t.ctx, { members: [ana, ben] });
+    const count = async () =>
+      (await h.api.get(`/groups/${group.id}/page/0`, { key: ana.key })).body.totalItems as number;
+    const before = await count();
+
+    // Ana's post, written as far as its message row and left open.
+    const inserted = signal();
+    const now = h.t.clock.now();
+    const open = h.t.ctx.db.kysely.transaction().execute(async (tx) => {
+      const id = newOrderedId(now);
+      await tx
+        .insertInto('messages')
+        .values({
+          id,
+          group_id: group.id,
+          author_id: ana.user.id,
+          parent_id: null,
+          root_id: id,
+          lineage: '[]',
+          title: 'Open',
+          text: null,
+          no_embed: null,
+          created_at: now,
+          last_activity_date: now,
+          is_in_front: 1,
+          is_deleted: 0,
+          public_token: null,
+        })
+        .execute();
+      inserted.resolve();
+      await held.promise;
+    });
+    await inserted.promise;
+
+    // Ben's post goes through and is answered before Ana's transaction ends.
+    const res = await h.api.post('/messages', { key: ben.key, body: { group: group.id, data: { text: 'Meanwhile' } } });
+    expect(res.status).toBe(201);
+    expect(await count()).toBe(before + 1);
+
+    held.resolve();
+    await open;
+    expect(await count()).toBe(before + 2);
+  });
+});
