@@ -29,8 +29,12 @@ export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number; atOn
    * searches behind it.
    */
   deadlineMs: 10_000,
-  /** A worker is 10-15 MB of the server's memory: it exits after this long without a search. */
-  idleStopMs: 30_000,
+  /**
+   * A worker and its connection are 15-20 MB of the server's memory: it exits after this long
+   * without a search. Searches come in bursts (a person refining a query); the first search after a
+   * pause pays the start of a thread, a few tens of ms.
+   */
+  idleStopMs: 10_000,
   /**
    * Searches waiting for the worker past which the next is answered 503 at once: a crowd of slow
    * searches then costs the searchers a retry, not minutes of queue (and memory).
