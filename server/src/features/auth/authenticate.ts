@@ -19,40 +19,64 @@ const MAX_KEY_LENGTH = 256;
 export function registerAuthentication(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null);
   app.decorateRequest('authProblem', 'missing');
-  app.addHook('onRequest', async (request) => {
+  // Both hooks are synchronous (`done` style) and make a promise only for the work that needs one:
+  // Fastify runs an async hook through a promise and a turn of the microtask queue, on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers['x-auth-token'];
     const key = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
     if (key === '') {
       request.authProblem = 'missing';
+      done();
       return;
     }
-    const user = key.length <= MAX_KEY_LENGTH ? await findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)) : undefined;
-    if (user === undefined) request.authProblem = 'invalid';
-    // Read with the key on every request, never cached: a disabled account is refused at once.
-    else if (user.disabled_at !== null) request.authProblem = 'disabled';
-    else request.user = user;
+    if (key.length > MAX_KEY_LENGTH) {
+      request.authProblem = 'invalid';
+      done();
+      return;
+    }
+    findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)).then((user) => {
+      if (user === undefined) request.authProblem = 'invalid';
+      // Read with the key on every request, never cached: a disabled account is refused at once.
+      else if (user.disabled_at !== null) request.authProblem = 'disabled';
+      else request.user = user;
+      done();
+    }, done);
   });
 
   // On every successful answer to a header-authenticated request: the media cookie (docs/api §1.9),
   // and for writes the caller's activity (§1.11), recorded before the answer leaves so the caller's
   // next request already sees it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.user === null || reply.statusCode >= 400) return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.user === null || reply.statusCode >= 400) {
+      done(null, payload);
+      return;
+    }
     refreshMediaCookie(ctx, request, reply);
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
-    if (request.routeOptions.config.readOnly === true) return payload;
+    const method = request.method;
+    if (
+      method === 'GET' ||
+      method === 'HEAD' ||
+      method === 'OPTIONS' ||
+      request.routeOptions.config.readOnly === true
+    ) {
+      done(null, payload);
+      return;
+    }
     const userId = request.user.id;
     const now = ctx.clock.now();
     // `lastActivityDate` is in whole seconds: a caller already active this second (as read with
     // their key) has nothing to record. Someone posting many times a second would otherwise write
     // their row at each post, and on PostgreSQL each of those updates waits for the lock their
     // posts in flight hold on it (`currentAuthorName`).
-    if (activitySecond(request.user.last_activity_date) >= activitySecond(now)) return payload;
+    if (activitySecond(request.user.last_activity_date) >= activitySecond(now)) {
+      done(null, payload);
+      return;
+    }
     // Through `Db.transaction`, so on SQLite it shares the commit of the writes around it.
-    await ctx.db
+    ctx.db
       .transaction((tx) => recordActivity(tx, userId, now))
-      .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'));
-    return payload;
+      .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'))
+      .then(() => done(null, payload), done);
   });
 }
 
