@@ -71,8 +71,9 @@ export function prepared<A extends Arg[], R>(
 ): (db: Kysely<Database>, ...args: A) => Promise<R[]> {
   // Keyed by the dialect's adapter class: one SQL text per engine, shared by transactions.
   const byEngine = new WeakMap<object, Map<string, Template>>();
-  return async (db, ...args) => {
-    const engine = db.getExecutor().adapter.constructor;
+  return (db, ...args) => {
+    const executor = db.getExecutor();
+    const engine = executor.adapter.constructor;
     let templates = byEngine.get(engine);
     if (templates === undefined) {
       templates = new Map();
@@ -80,10 +81,15 @@ export function prepared<A extends Arg[], R>(
     }
     const shape = shapeOf(args);
     let template = templates.get(shape);
+    // A builder refused here rejects the call's promise, as every other failure of a query does.
     if (template === undefined) {
+      try {
+        template = templateOf(build(db, ...(placeholders(args) as A)).compile(), args);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
       // Lists of every length make a template each: bounded, as a caller may send any length.
       if (templates.size >= MAX_SHAPES) templates.clear();
-      template = templateOf(build(db, ...(placeholders(args) as A)).compile(), args);
       templates.set(shape, template);
       // Past the bound, texts are no longer named (they still run, parsed each time).
       if (!statementNames.has(template.compiled.sql) && statementNames.size < MAX_STATEMENT_NAMES) {
@@ -95,7 +101,11 @@ export function prepared<A extends Arg[], R>(
       const value = args[arg];
       return item === -1 ? value : (value as readonly unknown[])[item];
     });
-    const result = await db.executeQuery<R>({ ...template.compiled, parameters });
-    return result.rows;
+    const query: CompiledQuery<R> = { ...template.compiled, parameters };
+    // Straight to the connection when no plugin would transform the result (none in Kith): what
+    // `db.executeQuery` adds, a random query id and a pass over the plugins, took a few promises
+    // per query, and a request makes several (issue 23).
+    if (executor.plugins.length > 0) return db.executeQuery<R>(query).then((result) => result.rows);
+    return executor.provideConnection((connection) => connection.executeQuery<R>(query)).then((result) => result.rows);
   };
 }
