@@ -303,34 +303,59 @@ const EVENT_UNREAD = `(s.read = 0 or (s.read is null and (me.notifications_read_
   or e.created_at > me.notifications_read_until)))`;
 
 /**
- * Mirrors `listNotifications` (features/notifications/queries.ts): the user's groups, then the
- * newest `limit` personal rows and the newest `limit` events of each group in one UNION ALL, sorted
- * and cut, with `withNames`' joins. An event's id is the one its member sees (`recipientId`).
+ * Mirrors `listNotifications` (features/notifications/queries.ts): the newest `limit` personal rows
+ * and the newest `limit` events of each group of the user in one UNION ALL, sorted and cut, with
+ * `withNames`' joins. On PostgreSQL the groups' events are one LATERAL branch
+ * (`newestEventsOfEachGroup`); on SQLite the user's groups are read first, then one branch each.
+ * An event's id is the one its member sees (`recipientId`).
  */
 async function notifications(db: RawDb, userId: string, limit: number): Promise<RawAnswer> {
-  const groups = await db.all(`select group_id from memberships where user_id = ?`, [userId]);
   const personal = `select * from (select 'p' as kind, p.id as base_id, p.user_id, p.type, p.created_at, p.read,
        p.emailed_at, p.target, p.data, p.from_user_id, p.from_group_id, p.from_message_id, p.title
      from notifications as p where p.user_id = ? order by p.created_at desc, p.id desc limit ?) as b`;
-  const event = `select * from (select 'e' as kind, e.id as base_id, m.user_id, e.type, e.created_at,
+  const eventColumns = `'e' as kind, e.id as base_id, m.user_id, e.type, e.created_at,
        case when s.read is not null then s.read when e.created_at <= me.notifications_read_until then 1 else 0 end
          as read,
-       s.emailed_at, e.target, e.data, e.from_user_id, e.from_group_id, e.from_message_id, e.title
+       s.emailed_at, e.target, e.data, e.from_user_id, e.from_group_id, e.from_message_id, e.title`;
+  let events: string[];
+  let eventParams: unknown[];
+  if (db.dialect === 'postgres') {
+    events = [
+      `select b.* from memberships as m
+       inner join users as me on me.id = m.user_id
+       inner join lateral (select ${eventColumns}
+         from notification_events as e
+         left join notification_states as s on s.event_id = e.id and s.user_id = m.user_id
+         where e.group_id = m.group_id and e.created_at >= m.joined_at
+           and (e.actor_id is null or e.actor_id != m.user_id)
+           and not exists (select d.event_id from notification_states as d
+             where d.user_id = m.user_id and d.event_id = e.id and d.deleted != ?)
+         order by e.created_at desc, e.id desc limit ?) as b on true
+       where m.user_id = ?`,
+    ];
+    eventParams = [0, limit, userId];
+  } else {
+    const groups = await db.all(`select group_id from memberships where user_id = ?`, [userId]);
+    events = groups.map(
+      () => `select * from (select ${eventColumns}
      ${EVENTS_OF}
      where m.user_id = ? and ${EVENT_LISTED} and e.group_id = ? and m.group_id = ?
-     order by e.created_at desc, e.id desc limit ?) as b`;
+     order by e.created_at desc, e.id desc limit ?) as b`,
+    );
+    eventParams = groups.flatMap((g) => [userId, 0, g.group_id, g.group_id, limit]);
+  }
   const rows = await db.all(
     `select n.kind, n.base_id, n.user_id, n.type, n.created_at, n.read, n.target, n.data, n.from_user_id,
        n.from_group_id, n.from_message_id, n.title, fu.name as from_user_name, fu.avatar_id as from_user_avatar_id,
        fg.name as from_group_name, fma.name as parent_author_name
-     from (${[personal, ...groups.map(() => event)].join(' union all ')}) as n
+     from (${[personal, ...events].join(' union all ')}) as n
      left join users as fu on fu.id = n.from_user_id
      left join groups as fg on fg.id = n.from_group_id
      left join messages as fm on fm.id = n.from_message_id
      left join users as fma on fma.id = fm.author_id
      order by n.created_at desc, n.base_id desc
      limit ?`,
-    [userId, limit, ...groups.flatMap((g) => [userId, 0, g.group_id, g.group_id, limit]), limit],
+    [userId, limit, ...eventParams, limit],
   );
   return { ids: rows.map((r) => (r.kind === 'e' ? recipientId(String(r.base_id), userId) : String(r.base_id))) };
 }

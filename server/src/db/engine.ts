@@ -5,7 +5,7 @@ import { PostgresAdapter, SqliteAdapter, type Kysely } from 'kysely';
  * consults). Migrations that differ per engine use it: they receive a bare Kysely, not our `Db`.
  * No probe query: a failing statement would abort PostgreSQL's migration transaction.
  */
-export function engineOf(db: Kysely<unknown>): 'sqlite' | 'postgres' {
+export function engineOf<DB>(db: Kysely<DB>): 'sqlite' | 'postgres' {
   const adapter = db.getExecutor().adapter;
   if (adapter instanceof SqliteAdapter) return 'sqlite';
   if (adapter instanceof PostgresAdapter) return 'postgres';

@@ -77,6 +77,70 @@ export function eventBranch(db: Q, user: string | Expression<string>, groupId?: 
   ]);
 }
 
+/**
+ * PostgreSQL only: the newest `limit` events of each group of `user`, in the columns of
+ * `eventBranch` (`listNotifications`), one statement for all groups. Per group a LATERAL subquery
+ * walks the (group, date) index backwards from the newest event and stops after `limit` listed
+ * ones. The filters are `eventsOf`'s, with the member's deletions as an anti-join: written as
+ * `eventsOf` does (`s.deleted is null or s.deleted = 0` after the left join), PostgreSQL estimated
+ * that about 1 % of a group's events survive, fewer than `limit`, so it read every event since the
+ * member joined (1,200 in an ordinary group, 52,000 in the benchmark's big one) to sort them,
+ * 10 ms a list at full scale instead of 1. SQLite has no LATERAL.
+ */
+export function newestEventsOfEachGroup(db: Q, user: string, limit: number, exceptType?: string) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as me', 'me.id', 'm.user_id')
+    .innerJoinLateral(
+      (eb) => {
+        let events = eb
+          .selectFrom('notification_events as e')
+          .leftJoin('notification_states as s', (j) =>
+            j.onRef('s.event_id', '=', 'e.id').onRef('s.user_id', '=', 'm.user_id'),
+          )
+          .whereRef('e.group_id', '=', 'm.group_id')
+          .whereRef('e.created_at', '>=', 'm.joined_at')
+          .where((w) => w.or([w('e.actor_id', 'is', null), w('e.actor_id', '!=', w.ref('m.user_id'))]))
+          .where((w) =>
+            w.not(
+              w.exists(
+                w
+                  .selectFrom('notification_states as d')
+                  .select('d.event_id')
+                  .whereRef('d.user_id', '=', 'm.user_id')
+                  .whereRef('d.event_id', '=', 'e.id')
+                  .where('d.deleted', '!=', 0),
+              ),
+            ),
+          );
+        if (exceptType !== undefined) events = events.where('e.type', '!=', exceptType);
+        return events
+          .select([
+            sql<string>`'e'`.as('kind'),
+            'e.id as base_id',
+            'm.user_id',
+            'e.type',
+            'e.created_at',
+            EVENT_READ.as('read'),
+            's.emailed_at',
+            'e.target',
+            'e.data',
+            'e.from_user_id',
+            'e.from_group_id',
+            'e.from_message_id',
+            'e.title',
+          ])
+          .orderBy('e.created_at', 'desc')
+          .orderBy('e.id', 'desc')
+          .limit(limit)
+          .as('b');
+      },
+      (j) => j.onTrue(),
+    )
+    .where('m.user_id', '=', user)
+    .selectAll('b');
+}
+
 /** A user's whole list (personal rows and events), as one derived table `n`. */
 export function inboxOf(db: Q, userId: string) {
   return db.selectFrom(personalBranch(db, userId).unionAll(eventBranch(db, userId)).as('n'));

@@ -106,6 +106,63 @@ describe('group notifications stored once per event', () => {
     expect((await h.api.get(`/notifications/${String(forBen?.id)}`, { key: ana.key })).status).toBe(404);
   });
 
+  it('lists the newest across groups each holding more than the limit, past deleted and unreached ones', async () => {
+    // The list takes at most `limit` events of each group before sorting them together
+    // (listNotifications): a branch cut before the member's deletions, the actor's own events or
+    // the join time are applied would end a list early or show another limit's order.
+    const { ana, ben, cy, group: g1 } = await newTrio();
+    const seconds = () => Math.floor(h.t.clock.now() / 1000);
+    await join(cy, g1.secret_key);
+    const expected: { at: number; target: string; group: string }[] = [{ at: seconds(), target: g1.id, group: g1.id }];
+    const g2 = await buildGroup(h.t.ctx, { members: [ana, ben] });
+    const g3 = await buildGroup(h.t.ctx, { members: [ana] });
+    h.t.clock.advance(1000);
+    for (let i = 0; i < 3; i += 1) await post(ana, g3.id, `Before Ben ${i}`);
+    h.t.clock.advance(1000);
+    await join(ben, g3.secret_key);
+    const posted = async (u: BuiltUser, groupId: string, text: string) =>
+      expected.push({ at: seconds(), target: await post(u, groupId, text), group: groupId });
+    for (let i = 0; i < 8; i += 1) {
+      h.t.clock.advance(1000);
+      // Events of two groups in the same millisecond: ties between branches.
+      await posted(ana, g1.id, `One ${i}`);
+      await posted(cy, g1.id, `Cy ${i}`);
+      await posted(ana, g2.id, `Two ${i}`);
+      await post(ben, g2.id, `Ben's own ${i}`);
+      if (i % 2 === 0) await posted(ana, g3.id, `Three ${i}`);
+    }
+    const listed = async (limit: number) => {
+      const res = await h.api.get(`/me/notifications/${limit}`, { key: ben.key });
+      expect(res.status).toBe(200);
+      return res.body as Json[];
+    };
+    // Ben deletes g1's five newest (its branch must reach further back) and reads g2's newest.
+    const before = await listed(200);
+    const deleted = new Set(
+      expected
+        .filter((e) => e.group === g1.id)
+        .slice(-5)
+        .map((e) => e.target),
+    );
+    for (const n of before.filter((n) => deleted.has(String(n.target)))) {
+      expect((await h.api.delete(`/notifications/${String(n.id)}`, { key: ben.key })).status).toBe(204);
+    }
+    const readTarget = expected.filter((e) => e.group === g2.id).at(-1)?.target;
+    const toRead = before.find((n) => n.target === readTarget);
+    const put = await h.api.put(`/notifications/${String(toRead?.id)}`, { key: ben.key, body: { read: true } });
+    expect(put.status).toBe(200);
+
+    const full = await listed(200);
+    const byTime = (rows: { at: number; target: string }[]) =>
+      rows.map((r) => `${r.at} ${r.target}`).sort((a, b) => (a < b ? 1 : -1));
+    expect(byTime(full.map((n) => ({ at: Number(n.createdAt), target: String(n.target) })))).toEqual(
+      byTime(expected.filter((e) => !deleted.has(e.target))),
+    );
+    expect(full.map((n) => Number(n.createdAt))).toEqual(full.map((n) => Number(n.createdAt)).sort((a, b) => b - a));
+    expect(full.filter((n) => n.read === true).map((n) => n.target)).toEqual([readTarget]);
+    for (const limit of [1, 2, 3, 5, 8, 13, 21]) expect(await listed(limit)).toEqual(full.slice(0, limit));
+  });
+
   it('a digest after read-all finds only what came after it', async () => {
     const { ana, ben, group } = await newTrio();
     await post(ana, group.id, 'Seen');

@@ -2,7 +2,16 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database, NotificationsTable } from '../../db/schema.js';
 import { recipientId } from '../inbox/ids.js';
-import { eventBranch, eventsOf, personalBranch, unreadEvent, viewOf, withNames } from '../inbox/queries.js';
+import { engineOf } from '../../db/engine.js';
+import {
+  eventBranch,
+  eventsOf,
+  newestEventsOfEachGroup,
+  personalBranch,
+  unreadEvent,
+  viewOf,
+  withNames,
+} from '../inbox/queries.js';
 
 type Q = Kysely<Database>;
 
@@ -18,18 +27,23 @@ export async function listNotifications(
 ): Promise<NotificationView[]> {
   // Each group's newest events come from its (group, date) index, at most `limit` of each, rather
   // than every event of every group of the user sorted; the groups are the few of one user.
-  const groups = await db.selectFrom('memberships').select('group_id').where('user_id', '=', userId).execute();
   let personal = personalBranch(db, userId);
   if (!include.reactions) personal = personal.where('p.type', '!=', 'new_reaction');
   let union = db
     .selectFrom(personal.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).as('b'))
     .selectAll();
-  for (const { group_id } of groups) {
-    let branch = eventBranch(db, userId, group_id);
-    if (!include.reactions) branch = branch.where('e.type', '!=', 'new_reaction');
-    union = union.unionAll(
-      db.selectFrom(branch.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).as('b')).selectAll(),
-    );
+  if (engineOf(db) === 'postgres') {
+    union = union.unionAll(newestEventsOfEachGroup(db, userId, limit, include.reactions ? undefined : 'new_reaction'));
+  } else {
+    // SQLite has no LATERAL: one branch per group, each walking its group's index newest first.
+    const groups = await db.selectFrom('memberships').select('group_id').where('user_id', '=', userId).execute();
+    for (const { group_id } of groups) {
+      let branch = eventBranch(db, userId, group_id);
+      if (!include.reactions) branch = branch.where('e.type', '!=', 'new_reaction');
+      union = union.unionAll(
+        db.selectFrom(branch.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).as('b')).selectAll(),
+      );
+    }
   }
   const rows = await withNames(db, db.selectFrom(union.as('n')))
     .orderBy('n.created_at', 'desc')
