@@ -252,6 +252,17 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
     );
   } else {
     const hashtagFilter = terms.hashtags.length > 0 ? 'and s.hashtags @> ?::text[]' : '';
+    // The hits scoring above the page's last score, then its ties by activity: walked from the
+    // (group, in front, activity, id) index, or looked up one by one if that walk gives up.
+    const lookup = (alias: string) => `cross join lateral (
+         select m.last_activity_date from messages m
+         where m.id = ${alias}.message_id and m.group_id = ? and m.is_deleted = 0
+         limit 1
+       ) m`;
+    const front = (value: number) => `(select id, last_activity_date from messages
+         where group_id = ? and is_in_front = ${value}
+         order by last_activity_date desc, id desc
+         limit (select entries from budget))`;
     const params: unknown[] = [
       '{0.1, 0.333, 0.667, 1}',
       tsqueryText(terms),
@@ -260,6 +271,11 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
       ...(terms.hashtags.length > 0 ? [terms.hashtags] : []),
       groupId,
       limit - 1,
+      groupId,
+      groupId,
+      groupId,
+      limit,
+      limit,
       groupId,
       limit,
     ];
@@ -272,16 +288,38 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
            ${hashtagFilter}
            and s.group_id = ?
        ),
-       cutoff as (select score from hits order by score desc limit 1 offset ?)
-       select hits.message_id, hits.score, (select count(*) from hits) as total
-       from hits
-       cross join lateral (
-         select m.last_activity_date from messages m
-         where m.id = hits.message_id and m.group_id = ? and m.is_deleted = 0
-         limit 1
-       ) m
-       where hits.score >= coalesce((select score from cutoff), '-Infinity'::float4)
-       order by hits.score desc, m.last_activity_date desc, hits.message_id desc
+       cutoff as (select score from hits order by score desc limit 1 offset ?),
+       above as materialized (
+         select hits.message_id, hits.score, m.last_activity_date
+         from hits ${lookup('hits')}
+         where hits.score > coalesce((select score from cutoff), '-Infinity'::float4)
+       ),
+       tied as materialized (select message_id, score from hits where score = (select score from cutoff)),
+       budget as (select count(*) * 5 as entries from tied),
+       walked as materialized (
+         select u.id as message_id, u.last_activity_date
+         from (${front(1)} union all ${front(0)}
+           order by last_activity_date desc, id desc
+           limit (select entries from budget)) u
+         cross join lateral (select 1 from messages d where d.id = u.id and d.is_deleted = 0 limit 1) d
+         where coalesce(u.id in (select message_id from tied), false)
+         order by u.last_activity_date desc, u.id desc
+         limit ? - (select count(*) from above)
+       ),
+       walk as (select (select count(*) from walked) = ? - (select count(*) from above) as filled),
+       page as (
+         select message_id, score, last_activity_date from above
+         union all
+         select walked.message_id, (select score from cutoff), walked.last_activity_date
+         from walked where (select filled from walk)
+         union all
+         select tied.message_id, tied.score, m.last_activity_date
+         from tied ${lookup('tied')}
+         where not (select filled from walk)
+       )
+       select page.message_id, page.score, (select count(*) from hits) as total
+       from page
+       order by page.score desc, page.last_activity_date desc, page.message_id desc
        limit ?`,
       params,
     );

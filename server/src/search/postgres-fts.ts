@@ -92,11 +92,24 @@ export class PostgresFtsIndex implements SearchIndex {
     // The score ranks the stored document on the user's terms, unscoped. As on SQLite
     // (sqlite-fts.ts), only the hits that can be on the page are joined to their rows, the total
     // is the number of hits, and placeholders are filtered again in case one was left in the index.
-    // Those hits are few (the page and the ties of its last score), but the planner cannot know it
-    // before the cutoff is computed: for a common word it expected thousands and hashed every
-    // message of the group (a scan of the whole messages table, hundreds of ms at the benchmark's
-    // full scale). The lateral lookup, fenced by its `limit 1`, reads each page hit's row through
-    // the primary key whatever the estimates.
+    // Those are the hits scoring above the page's last score (`above`, fewer than the page) and
+    // the ones tied with it (`tied`), ordered among themselves by activity. The planner cannot know
+    // before the cutoff is computed that they are few: for a common word it expected thousands and
+    // hashed every message of the group (hundreds of ms at the benchmark's full scale). The lateral
+    // lookups, fenced by their `limit 1`, read each hit's row through the primary key whatever the
+    // estimates.
+    // ts_rank gives few distinct scores, so the ties can be most of the hits (1,010 of the mid word's
+    // 1,078 at full scale), each lookup on a page of its own (5-6 ms in all). Only the most active
+    // of them reach the page: `walked` first reads the group's messages newest activity first from
+    // the (group, in front, activity, id) index alone, one ordered scan per value of is_in_front
+    // (0 or 1, never anything else), and keeps the tied ones that are not deleted until the page is
+    // full (about 3,300 index entries for the mid word: 1 ms). Ties scattered through old messages
+    // would make that walk long, so it gives up after five entries per tie (`budget`; an entry
+    // costs a small part of a lookup) and the ties are then looked up one by one as before: for the
+    // benchmark's hashtag, 96 of 405 ties needed, the walk would have to read 24,000 entries.
+    // Either way the page holds the same rows in the same order.
+    // The tied hits are matched by a hashed subplan (`coalesce` keeps it from becoming a join, which
+    // the planner, expecting one tie, ran as a loop over all the ties for each message walked).
     const { rows } = await sql<{ message_id: string; score: number; total: number | string }>`
       with hits as materialized (
         select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score
@@ -105,17 +118,61 @@ export class PostgresFtsIndex implements SearchIndex {
           ${hashtagFilter}
           and s.group_id = ${query.groupId}
       ),
-      cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)})
-      select hits.message_id, hits.score, (select count(*) from hits) as total
-      from hits
-      cross join lateral (
-        select m.last_activity_date
-        from messages m
-        where m.id = hits.message_id and m.group_id = ${query.groupId} and m.is_deleted = 0
-        limit 1
-      ) m
-      where hits.score >= coalesce((select score from cutoff), '-Infinity'::float4)
-      order by hits.score desc, m.last_activity_date desc, hits.message_id desc
+      cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)}),
+      above as materialized (
+        select hits.message_id, hits.score, m.last_activity_date
+        from hits
+        cross join lateral (
+          select m.last_activity_date
+          from messages m
+          where m.id = hits.message_id and m.group_id = ${query.groupId} and m.is_deleted = 0
+          limit 1
+        ) m
+        where hits.score > coalesce((select score from cutoff), '-Infinity'::float4)
+      ),
+      tied as materialized (select message_id, score from hits where score = (select score from cutoff)),
+      budget as (select count(*) * 5 as entries from tied),
+      walked as materialized (
+        select u.id as message_id, u.last_activity_date
+        from (
+          (select id, last_activity_date from messages
+            where group_id = ${query.groupId} and is_in_front = 1
+            order by last_activity_date desc, id desc
+            limit (select entries from budget))
+          union all
+          (select id, last_activity_date from messages
+            where group_id = ${query.groupId} and is_in_front = 0
+            order by last_activity_date desc, id desc
+            limit (select entries from budget))
+          order by last_activity_date desc, id desc
+          limit (select entries from budget)
+        ) u
+        cross join lateral (select 1 from messages d where d.id = u.id and d.is_deleted = 0 limit 1) d
+        where coalesce(u.id in (select message_id from tied), false)
+        order by u.last_activity_date desc, u.id desc
+        limit ${query.limit} - (select count(*) from above)
+      ),
+      walk as (select (select count(*) from walked) = ${query.limit} - (select count(*) from above) as filled),
+      page as (
+        select message_id, score, last_activity_date from above
+        union all
+        select walked.message_id, (select score from cutoff), walked.last_activity_date
+        from walked
+        where (select filled from walk)
+        union all
+        select tied.message_id, tied.score, m.last_activity_date
+        from tied
+        cross join lateral (
+          select m.last_activity_date
+          from messages m
+          where m.id = tied.message_id and m.group_id = ${query.groupId} and m.is_deleted = 0
+          limit 1
+        ) m
+        where not (select filled from walk)
+      )
+      select page.message_id, page.score, (select count(*) from hits) as total
+      from page
+      order by page.score desc, page.last_activity_date desc, page.message_id desc
       limit ${query.limit}`.execute(db);
     return {
       hits: rows.map((row) => ({ messageId: row.message_id, score: Number(row.score) })),

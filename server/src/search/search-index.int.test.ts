@@ -509,6 +509,40 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(cut.hits.map((hit) => hit.messageId)).toEqual([longId]);
   });
 
+  it('orders the hits tied at the page’s last score by activity, past deleted ones, replies included', async () => {
+    // PostgreSQL finds the most active ties by reading the group's messages in activity order
+    // (postgres-fts.ts): a deleted tie, a reply among them and a deleted hit above them must not
+    // change the page.
+    const g = await group();
+    const t0 = h.t.clock.now();
+    const ties: string[] = [];
+    for (let i = 1; i <= 8; i += 1) ties.push(await post(g, { text: 'Cerises du jardin', lastActivity: t0 + i * 10 }));
+    const reply = await post(g, { text: 'Cerises du jardin', lastActivity: t0 + 100, parentId: ties[0] });
+    await post(g, { text: 'Cerises du jardin', lastActivity: t0 + 200, deleted: true });
+    await post(g, { title: 'Cerises', text: 'Cerises du jardin', lastActivity: t0 + 300, deleted: true });
+    const above = await post(g, { title: 'Cerises', text: 'Cerises du jardin', lastActivity: t0 });
+    const page = await find(g, 'cerises', '', 4);
+    expect(page.total).toBe(12);
+    expect(page.hits.map((hit) => hit.messageId)).toEqual([above, reply, ties[7], ties[6]]);
+    const all = await find(g, 'cerises');
+    expect(all.hits.map((hit) => hit.messageId)).toEqual([above, reply, ...[...ties].reverse()]);
+  });
+
+  it('orders ties found only among old messages, behind many newer replies', async () => {
+    // Reading the group's messages in activity order gives up after five per tie (postgres-fts.ts):
+    // the ties are then looked up one by one, with the same answer. Here it meets 60 newer
+    // replies first.
+    const g = await group();
+    const t0 = h.t.clock.now();
+    const ties: string[] = [];
+    for (let i = 1; i <= 5; i += 1) ties.push(await post(g, { text: 'Prunes mûres', lastActivity: t0 - 10_000 + i }));
+    for (let i = 0; i < 60; i += 1) {
+      await post(g, { text: `Autre chose ${i}`, lastActivity: t0 + i, parentId: ties[i % 5] });
+    }
+    expect((await find(g, 'prunes', '', 1)).hits.map((hit) => hit.messageId)).toEqual([ties[4]]);
+    expect((await find(g, 'prunes', '', 3)).hits.map((hit) => hit.messageId)).toEqual([ties[4], ties[3], ties[2]]);
+  });
+
   it('counts every match in total and returns at most limit hits', async () => {
     const g = await group();
     const t0 = h.t.clock.now();
