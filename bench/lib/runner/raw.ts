@@ -417,12 +417,18 @@ async function bookmarks(db: RawDb, userId: string, limit: number): Promise<RawA
   return { ids: ids(rows) };
 }
 
-/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the token, the view, files, link preview. */
+/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the view by token, files, link preview. */
 async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
-  const row = await db.all(`select id from messages where public_token = ? and is_deleted = ?`, [token, 0]);
-  const found = ids(row);
+  const views = await db.all(
+    `select m.*, g.name as group_name, a.name as author_name, a.avatar_id as author_avatar_id
+     from messages as m
+     inner join groups as g on g.id = m.group_id
+     left join users as a on a.id = m.author_id
+     where m.id in (select id from messages where public_token = ? and is_deleted = ?)`,
+    [token, 0],
+  );
+  const found = ids(views);
   if (found.length === 0) return { ids: [] };
-  const views = await messageViews(db, found);
   await filesOfMessages(db, found);
   await linkPreviewsOf(db, views);
   return { ids: found };

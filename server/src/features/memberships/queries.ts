@@ -1,20 +1,25 @@
 import type { Kysely } from 'kysely';
 import type { Membership } from '../../db/rows.js';
 import type { Database } from '../../db/schema.js';
+import { prepared } from '../../db/prepared.js';
 
 // Who belongs to which group, as every feature asks it: the facts of the access rules and the
 // recipients of group events. Below every feature that asks, so none of them imports another for it.
 
 type Q = Kysely<Database>;
 
-/** The user's row in the group's member list, if they are a member (the facts of groups/policy.ts). */
-export function findMembership(db: Q, groupId: string, userId: string): Promise<Membership | undefined> {
-  return db
+// Asked by most requests (a group page, a search, a message): prepared once (db/prepared.ts).
+const membershipOf = prepared((db, groupId: string, userId: string) =>
+  db
     .selectFrom('memberships')
     .select(['group_id', 'user_id'])
     .where('group_id', '=', groupId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+    .where('user_id', '=', userId),
+);
+
+/** The user's row in the group's member list, if they are a member (the facts of groups/policy.ts). */
+export async function findMembership(db: Q, groupId: string, userId: string): Promise<Membership | undefined> {
+  return (await membershipOf(db, groupId, userId))[0];
 }
 
 /** Ids of the group's members other than `exceptUserId`: the recipients of a group notification. */

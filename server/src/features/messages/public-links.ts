@@ -7,9 +7,8 @@ import { canShareMessage } from './policy.js';
 import { presentPublicMessage } from './presenter.js';
 import {
   clearPublicToken,
-  findIdByPublicToken,
-  findMessageViews,
   findPublicToken,
+  findViewByPublicToken,
   linkPreviewsOf,
   presentedFilesOf,
   setPublicTokenIfNone,
@@ -46,8 +45,7 @@ export async function revokePublicLink(ctx: AppContext, user: UserRow, id: strin
 /** GET /api/public/{token} (docs/api §6.7): the read-only message for anyone holding the token. */
 export async function getPublicMessage(ctx: AppContext, token: string): Promise<Message> {
   if (!ctx.config.publicLinks || !TOKEN_SHAPE.test(token)) throw notFound();
-  const id = await findIdByPublicToken(ctx.db.kysely, token);
-  const [view] = id === undefined ? [] : await findMessageViews(ctx.db.kysely, [id]);
+  const view = await findViewByPublicToken(ctx.db.kysely, token);
   if (view === undefined) throw notFound();
   const [files, linkPreviews, reactions] = await Promise.all([
     presentedFilesOf(ctx, ctx.db.kysely, [view.id]),
