@@ -60,11 +60,6 @@ export function openDatabase(database: Config['database']): Db {
   writer.pragma('foreign_keys = ON');
   // A second process (the CLI) may hold the write lock briefly; wait instead of failing.
   writer.pragma('busy_timeout = 5000');
-  // 4 MiB of page cache instead of better-sqlite3's 16: the writer reads little but the pages it
-  // writes (reads go to the read connection and the search worker), and the operating system caches
-  // the file anyway. The 12 MiB it kept after start-up and a warm-up were an eighth of an idle
-  // server's memory (bench/README.md).
-  writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
   const kysely = new Kysely<Database>({
     dialect:
       // Two connections to ':memory:' would be two databases.
@@ -142,9 +137,6 @@ function checkpointInBackground(
     onDue: () => batcher.wake(),
   });
 }
-
-/** The write connection's page cache, in KiB (see `openDatabase`). */
-export const WRITER_CACHE_KIB = 4096;
 
 /**
  * The read connection's page cache, in KiB. better-sqlite3 builds SQLite with 16 MiB per connection,
