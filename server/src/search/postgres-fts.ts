@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
@@ -110,6 +110,13 @@ export class PostgresFtsIndex implements SearchIndex {
     // Either way the page holds the same rows in the same order.
     // The tied hits are matched by a hashed subplan (`coalesce` keeps it from becoming a join, which
     // the planner, expecting one tie, ran as a loop over all the ties for each message walked).
+    // The activity date of the hit `id` names, if it is a live message of the group, as `m`.
+    const activityOf = (id: RawBuilder<unknown>) => sql`cross join lateral (
+          select m.last_activity_date
+          from messages m
+          where m.id = ${id} and m.group_id = ${query.groupId} and m.is_deleted = 0
+          limit 1
+        ) m`;
     const { rows } = await sql<{ message_id: string; score: number; total: number | string }>`
       with hits as materialized (
         select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score
@@ -122,12 +129,7 @@ export class PostgresFtsIndex implements SearchIndex {
       above as materialized (
         select hits.message_id, hits.score, m.last_activity_date
         from hits
-        cross join lateral (
-          select m.last_activity_date
-          from messages m
-          where m.id = hits.message_id and m.group_id = ${query.groupId} and m.is_deleted = 0
-          limit 1
-        ) m
+        ${activityOf(sql.ref('hits.message_id'))}
         where hits.score > coalesce((select score from cutoff), '-Infinity'::float4)
       ),
       tied as materialized (select message_id, score from hits where score = (select score from cutoff)),
@@ -162,12 +164,7 @@ export class PostgresFtsIndex implements SearchIndex {
         union all
         select tied.message_id, tied.score, m.last_activity_date
         from tied
-        cross join lateral (
-          select m.last_activity_date
-          from messages m
-          where m.id = tied.message_id and m.group_id = ${query.groupId} and m.is_deleted = 0
-          limit 1
-        ) m
+        ${activityOf(sql.ref('tied.message_id'))}
         where not (select filled from walk)
       )
       select page.message_id, page.score, (select count(*) from hits) as total

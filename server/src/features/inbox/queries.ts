@@ -58,23 +58,26 @@ export function eventsOf(db: Q, user: string | Expression<string>, groupId?: str
   return query;
 }
 
+/** An event's columns in those of `personalBranch` (`e` the event, `s` the member's state, `m` the membership). */
+const EVENT_COLUMNS = [
+  sql<string>`'e'`.as('kind'),
+  'e.id as base_id',
+  'm.user_id',
+  'e.type',
+  'e.created_at',
+  EVENT_READ.as('read'),
+  's.emailed_at',
+  'e.target',
+  'e.data',
+  'e.from_user_id',
+  'e.from_group_id',
+  'e.from_message_id',
+  'e.title',
+] as const;
+
 /** `eventsOf` in the columns of `personalBranch`. */
 export function eventBranch(db: Q, user: string | Expression<string>, groupId?: string) {
-  return eventsOf(db, user, groupId).select([
-    sql<string>`'e'`.as('kind'),
-    'e.id as base_id',
-    'm.user_id',
-    'e.type',
-    'e.created_at',
-    EVENT_READ.as('read'),
-    's.emailed_at',
-    'e.target',
-    'e.data',
-    'e.from_user_id',
-    'e.from_group_id',
-    'e.from_message_id',
-    'e.title',
-  ]);
+  return eventsOf(db, user, groupId).select(EVENT_COLUMNS);
 }
 
 /**
@@ -115,21 +118,7 @@ export function newestEventsOfEachGroup(db: Q, user: string, limit: number, exce
           );
         if (exceptType !== undefined) events = events.where('e.type', '!=', exceptType);
         return events
-          .select([
-            sql<string>`'e'`.as('kind'),
-            'e.id as base_id',
-            'm.user_id',
-            'e.type',
-            'e.created_at',
-            EVENT_READ.as('read'),
-            's.emailed_at',
-            'e.target',
-            'e.data',
-            'e.from_user_id',
-            'e.from_group_id',
-            'e.from_message_id',
-            'e.title',
-          ])
+          .select(EVENT_COLUMNS)
           .orderBy('e.created_at', 'desc')
           .orderBy('e.id', 'desc')
           .limit(limit)
