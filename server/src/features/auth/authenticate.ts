@@ -66,8 +66,8 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
     const now = ctx.clock.now();
     // `lastActivityDate` is in whole seconds: a caller already active this second (as read with
     // their key) has nothing to record. Someone posting many times a second would otherwise write
-    // their row at each post, and on PostgreSQL each of those updates waits for the lock their
-    // posts in flight hold on it (`currentAuthorName`).
+    // their row at each post, and on PostgreSQL each of those updates would wait for the previous
+    // one's lock on the row.
     if (activitySecond(request.user.last_activity_date) >= activitySecond(now)) {
       done(null, payload);
       return;
