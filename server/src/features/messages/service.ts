@@ -232,8 +232,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     }
     await checkAttachable(tx, user, files);
     if (isEmptyMessage(data.title, data.text, files.length)) throw emptyMessage();
-    // The search index holds the author's current name, read (and on PostgreSQL share-locked)
-    // before any write, so a concurrent rename cannot leave this message under the old one.
+    // The search index holds the author's current name, read (on PostgreSQL under the author's
+    // lock, taken shared) before any write, so a concurrent rename cannot leave this message under
+    // the old one.
     const authorName = await currentAuthorName(ctx, tx, user.id);
 
     const now = ctx.clock.now();
