@@ -2,8 +2,9 @@ import type { AppContext } from '../src/context.js';
 import { transaction } from '../src/db/transaction.js';
 import { newApiKey } from '../src/features/auth/api-keys.js';
 import { insertUser } from '../src/features/auth/service.js';
-import type { GroupRow, UserRow } from '../src/db/rows.js';
+import type { GroupRow, MessageRow, UserRow } from '../src/db/rows.js';
 import { addMember, insertGroup } from '../src/features/groups/service.js';
+import { newId } from '../src/lib/ids.js';
 import { hashPassword } from '../src/lib/passwords.js';
 
 /** The password every factory user has unless a test gives another. */
@@ -64,6 +65,37 @@ export async function buildGroup(
     }
     return group;
   });
+}
+
+/**
+ * The row of a post (top level, on the group page) at `at`, for tests that write messages
+ * themselves; `fields` overrides any column (a reply sets its parent, root, lineage and front).
+ */
+export function postRow(
+  groupId: string,
+  authorId: string | null,
+  at: number,
+  fields: Partial<MessageRow> = {},
+): MessageRow {
+  const id = fields.id ?? newId();
+  return {
+    id,
+    group_id: groupId,
+    author_id: authorId,
+    parent_id: null,
+    root_id: id,
+    lineage: '[]',
+    title: null,
+    text: null,
+    no_embed: null,
+    created_at: at,
+    last_activity_date: at,
+    is_in_front: 1,
+    is_deleted: 0,
+    public_token: null,
+    pin_order: null,
+    ...fields,
+  };
 }
 
 /** Reads a user row again (after the API changed it). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildGroup, buildUser, type BuiltUser } from '../../test/factories.js';
+import { buildGroup, buildUser, postRow, type BuiltUser } from '../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../test/harness.js';
 import { signal } from '../../test/signal.js';
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from '../../test/postgres.js';
@@ -54,22 +54,24 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     await transaction(h.t.ctx, async (tx) => {
       await tx
         .insertInto('messages')
-        .values({
-          id,
-          group_id: g.id,
-          author_id: author?.user.id ?? null,
-          parent_id: fields.parentId ?? null,
-          root_id: fields.parentId ?? id,
-          lineage: fields.parentId === undefined ? '[]' : JSON.stringify([fields.parentId]),
-          title,
-          text,
-          no_embed: null,
-          created_at: now,
-          last_activity_date: fields.lastActivity ?? now,
-          is_in_front: fields.parentId === undefined ? 1 : 0,
-          is_deleted: fields.deleted === true ? 1 : 0,
-          public_token: null,
-        })
+        .values(
+          postRow(g.id, author?.user.id ?? null, now, {
+            id,
+            title,
+            text,
+            last_activity_date: fields.lastActivity ?? now,
+            is_deleted: fields.deleted === true ? 1 : 0,
+            // A reply, one level down.
+            ...(fields.parentId === undefined
+              ? {}
+              : {
+                  parent_id: fields.parentId,
+                  root_id: fields.parentId,
+                  lineage: JSON.stringify([fields.parentId]),
+                  is_in_front: 0,
+                }),
+          }),
+        )
         .execute();
       await h.t.ctx.search.upsert(tx, [{ id, groupId: g.id, title, text, authorName: author?.user.name ?? null }]);
     });
@@ -259,25 +261,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     const g = await buildGroup(h.t.ctx, { members: [ana, max] });
     const now = h.t.clock.now();
     const count = 2 * REINDEX_CHUNK + 1;
-    const rows = Array.from({ length: count }, (_, i) => {
-      const id = newId();
-      return {
-        id,
-        group_id: g.id,
-        author_id: max.user.id,
-        parent_id: null,
-        root_id: id,
-        lineage: '[]',
-        title: null,
-        text: `Message ${i}`,
-        no_embed: null,
-        created_at: now,
-        last_activity_date: now,
-        is_in_front: 1,
-        is_deleted: 0,
-        public_token: null,
-      };
-    });
+    const rows = Array.from({ length: count }, (_, i) => postRow(g.id, max.user.id, now, { text: `Message ${i}` }));
     await transaction(h.t.ctx, async (tx) => {
       for (let i = 0; i < rows.length; i += 200)
         await tx

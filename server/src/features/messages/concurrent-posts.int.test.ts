@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildGroup, buildUser } from '../../../test/factories.js';
+import { buildGroup, buildUser, postRow } from '../../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../../test/harness.js';
 import { signal } from '../../../test/signal.js';
 import { newOrderedId } from '../../lib/ids.js';
@@ -24,25 +24,9 @@ describe.runIf(TEST_DIALECT === 'postgres')('posts to one group at the same time
     const inserted = signal();
     const now = h.t.clock.now();
     const open = h.t.ctx.db.kysely.transaction().execute(async (tx) => {
-      const id = newOrderedId(now);
       await tx
         .insertInto('messages')
-        .values({
-          id,
-          group_id: group.id,
-          author_id: ana.user.id,
-          parent_id: null,
-          root_id: id,
-          lineage: '[]',
-          title: 'Open',
-          text: null,
-          no_embed: null,
-          created_at: now,
-          last_activity_date: now,
-          is_in_front: 1,
-          is_deleted: 0,
-          public_token: null,
-        })
+        .values(postRow(group.id, ana.user.id, now, { id: newOrderedId(now), title: 'Open' }))
         .execute();
       inserted.resolve();
       await held.promise;
