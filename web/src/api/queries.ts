@@ -11,7 +11,7 @@ import {
   type QueryKey,
   useQuery,
 } from '@tanstack/react-query';
-import { LIMITS, type EndpointAnswer, type FileObject } from '@kith/common';
+import { LIMITS, type EndpointAnswer, type FileObject, type Message } from '@kith/common';
 import { ApiError, call } from '../lib/api';
 
 export const keys = {
@@ -65,6 +65,17 @@ export function createQueryClient(): QueryClient {
       },
     },
   });
+}
+
+/**
+ * Puts the message a write answered into the cache. That answer is newer than any read of the
+ * message still in flight (a live event or a reload may have asked for one just before the write):
+ * such a read is cancelled first, else its older answer would land last and undo the write on screen.
+ */
+export function storeWrittenMessage(client: QueryClient, message: Message): void {
+  // Cancelling is synchronous: the read's state is reverted now, before the answer is stored.
+  void client.cancelQueries({ queryKey: keys.message(message.id), exact: true });
+  client.setQueryData(keys.message(message.id), message);
 }
 
 const meQuery = queryOptions({

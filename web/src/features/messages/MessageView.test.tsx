@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createQueryClient, keys } from '../../api/queries';
 import type { Bookmark, Message } from '@kith/common';
 import { me, message } from '../../test/fixtures';
@@ -35,6 +35,7 @@ function show(m: Message, { groups = 1, publicLinks = false, bookmarks = [] }: S
       </MemoryRouter>
     </QueryClientProvider>,
   );
+  return client;
 }
 
 /** The entries of the actions menu, after opening it; [] when there is no menu. */
@@ -53,7 +54,10 @@ beforeAll(async () => {
   await initI18n('en_US');
 });
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 describe('MessageView actions', () => {
   it('offers edit, publish and delete when the server allows all three', () => {
@@ -108,5 +112,38 @@ describe('MessageView bookmark button and public badge', () => {
     cleanup();
     show(message({ isPublic: false }));
     expect(screen.queryByText('Public')).toBeNull();
+  });
+});
+
+describe('MessageView editing', () => {
+  it('keeps the saved message when a read of it that started before the save answers after it', async () => {
+    const before = messageBy({ edit: true, delete: false, publish: false, pin: false }, 'me');
+    const saved: Message = { ...before, data: { text: 'Beach day, again' } };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: string, init?: RequestInit) =>
+        init?.method === 'PUT' && input.endsWith(`/api/messages/${before.id}`)
+          ? Response.json(saved)
+          : Response.json([]),
+      ),
+    );
+    const client = show(before);
+    // A read of the message is in flight (a live event asked for it) when the author saves.
+    let answerOldRead: (old: Message) => void = () => undefined;
+    void client.prefetchQuery({
+      queryKey: keys.message(before.id),
+      queryFn: () => new Promise<Message>((resolve) => (answerOldRead = resolve)),
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Message actions' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    fireEvent.change(screen.getByLabelText('Reply'), { target: { value: 'Beach day, again' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(client.getQueryData<Message>(keys.message(before.id))?.data.text).toBe('Beach day, again'),
+    );
+    // The old read answers last: it must not put the old text back.
+    answerOldRead(before);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(client.getQueryData<Message>(keys.message(before.id))?.data.text).toBe('Beach day, again');
   });
 });

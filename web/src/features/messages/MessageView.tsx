@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { keys, useInfo, useMe } from '../../api/queries';
+import { keys, storeWrittenMessage, useInfo, useMe } from '../../api/queries';
 import type { Message } from '@kith/common';
 import { Dropdown } from '../../components/Dropdown';
 import { useTranslation } from '../../lib/i18n';
@@ -154,7 +154,7 @@ export function MessageView({ message, onDeleted }: MessageViewProps) {
           autoFocus
           onCancel={() => setEditing(false)}
           onDone={(saved) => {
-            client.setQueryData(keys.message(saved.id), saved);
+            storeWrittenMessage(client, saved);
             if (saved.group) void client.invalidateQueries({ queryKey: keys.feed(saved.group.id) });
             setEditing(false);
           }}

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { keys } from '../../api/queries';
+import { keys, storeWrittenMessage } from '../../api/queries';
 import type { Message } from '@kith/common';
 import { call } from '../../lib/api';
 import { useTranslation } from '../../lib/i18n';
@@ -39,7 +39,7 @@ export function useMessageActions() {
     async (message: Message) => {
       try {
         const answer = await call('PUT /api/messages/{id}', { params: { id: message.id }, body: { isInFront: true } });
-        client.setQueryData(keys.message(message.id), answer);
+        storeWrittenMessage(client, answer);
         if (message.group) void client.invalidateQueries({ queryKey: keys.feed(message.group.id) });
         showAlert('message.published');
       } catch {

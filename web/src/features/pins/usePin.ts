@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import type { Message } from '@kith/common';
-import { keys } from '../../api/queries';
+import { keys, storeWrittenMessage } from '../../api/queries';
 import { call } from '../../lib/api';
 import { errorText } from '../../lib/errors';
 import { useTranslation } from '../../lib/i18n';
@@ -22,7 +22,7 @@ export function usePin() {
           params: { id: message.id },
           body: { pinnedInGroup: pinned },
         });
-        client.setQueryData(keys.message(message.id), answer);
+        storeWrittenMessage(client, answer);
         if (message.group) void client.invalidateQueries({ queryKey: keys.feed(message.group.id) });
         showAlert(pinned ? 'pins.pinned_done' : 'pins.unpinned_done');
       } catch (error) {
