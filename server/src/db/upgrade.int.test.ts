@@ -38,6 +38,8 @@ interface World {
   passwordHash: string;
   alice: { id: string; login: string; key: string };
   bob: { id: string; login: string; key: string };
+  /** A member only from the step that converts notifications (0024) on. */
+  carol: { id: string; login: string; key: string };
   group: string;
   notification: string;
   post: string;
@@ -57,6 +59,7 @@ async function newWorld(): Promise<World> {
     passwordHash: await hashPassword(PASSWORD),
     alice: person('alice'),
     bob: person('bob'),
+    carol: person('carol'),
     group: newId(),
     notification: newId(),
     post: newId(),
@@ -311,11 +314,36 @@ const SEEDERS: Record<string, (db: AnyDb, w: World) => Promise<void>> = {
       emailed_at: null,
       ...extra,
     });
+    // Carol, a third member, kept the post's notification and deleted the comment's: the event of
+    // the comment reaches her by the rule, so the upgrade must write her a `deleted` state for it.
+    await db
+      .insertInto('users')
+      .values({
+        id: w.carol.id,
+        login: w.carol.login,
+        name: 'Carol Upgrade',
+        password_hash: w.passwordHash,
+        api_key_hash: sha256(w.carol.key),
+        api_key_enc: box.seal(w.carol.key),
+        api_key_version: 1,
+        avatar_id: null,
+        default_group_id: w.group,
+        notification_emails: 'none',
+        lang: 'en_US',
+        created_at: w.now,
+        last_activity_date: w.now,
+      })
+      .execute();
+    await db
+      .insertInto('memberships')
+      .values({ group_id: w.group, user_id: w.carol.id, joined_at: w.now + 2 })
+      .execute();
     await db
       .insertInto('notifications')
       .values([
         row(w.bob.id, 'new_message', 10, { read: 1, emailed_at: w.now + 11 }),
         row(w.bob.id, 'new_comment', 20, { target: w.comment }),
+        row(w.carol.id, 'new_message', 10, {}),
       ])
       .execute();
   },
@@ -451,8 +479,27 @@ const CHECKS: Record<string, (api: ApiClient, db: AnyDb, w: World) => Promise<vo
       .where('type', 'in', ['new_message', 'new_comment'])
       .execute();
     expect(rows).toEqual([]);
-    const states = await db.selectFrom('notification_states').select(['user_id', 'read', 'emailed_at']).execute();
-    expect(states.map((st) => [st.user_id, st.read, Number(st.emailed_at)])).toEqual([[w.bob.id, 1, w.now + 11]]);
+    const states = await db
+      .selectFrom('notification_states')
+      .innerJoin('notification_events', 'notification_events.id', 'notification_states.event_id')
+      .select(['user_id', 'type', 'read', 'deleted', 'emailed_at'])
+      .orderBy('type')
+      .execute();
+    expect(
+      states.map((st) => [
+        st.user_id,
+        st.type,
+        st.read,
+        Number(st.deleted),
+        st.emailed_at === null ? null : Number(st.emailed_at),
+      ]),
+    ).toEqual([
+      [w.carol.id, 'new_comment', null, 1, null],
+      [w.bob.id, 'new_message', 1, 0, w.now + 11],
+    ]);
+    // Carol still has the post's notification, unread, and never sees the one she deleted.
+    const carols = (await api.get('/me/notifications', { key: w.carol.key })).body as { type: string; read: boolean }[];
+    expect(carols.map((n) => [n.type, n.read])).toEqual([['new_message', false]]);
     // Alice is the actor: neither reaches her.
     const hers = (await api.get('/me/notifications', { key: w.alice.key })).body as { type: string }[];
     expect(hers.filter((n) => n.type === 'new_message' || n.type === 'new_comment')).toEqual([]);
