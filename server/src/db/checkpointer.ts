@@ -68,8 +68,14 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** After this long without a write, the worker stops; the next write starts another. */
-export const IDLE_STOP_MS = 30_000;
+/**
+ * After this long without a write, the worker stops; the next write starts another. Its PASSIVE
+ * round every second has copied the last writes by then, so waiting longer only keeps a thread
+ * and its engine (about 10 MB) alive for nothing; at 30 s every read that noted its caller's
+ * activity kept it for up to a minute, also in a server otherwise idle. A start costs a few tens
+ * of ms of a background thread, once per pause in the writes.
+ */
+export const IDLE_STOP_MS = 5000;
 
 /**
  * Checkpoints in a worker thread (embedded mode). SQLite's automatic checkpoint runs inside the
