@@ -27,9 +27,15 @@ if (args[0] === 'serve') {
     const build = spawnSync('npm', ['run', needsWeb ? 'build' : 'build:server'], quiet);
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
+  // The Node flags of `npm run serve` (package.json; docs/decisions.md says why each).
   const server = spawn(
     node,
-    ['--max-semi-space-size=8', path.join(root, 'server', 'dist', 'main.js'), ...args.slice(1)],
+    [
+      '--max-semi-space-size=8',
+      '--heap-growing-percent=50',
+      path.join(root, 'server', 'dist', 'main.js'),
+      ...args.slice(1),
+    ],
     {
       cwd: root,
       stdio: 'inherit',
