@@ -7,7 +7,7 @@ import { lazyModule } from '../lib/lazy-module.js';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
-import { statementName } from './prepared.js';
+import { readDirectly, statementName } from './prepared.js';
 import { ReadWriteSqliteDialect, type StatementSource } from './sqlite-driver.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
@@ -60,16 +60,16 @@ export function openDatabase(database: Config['database']): Db {
   writer.pragma('foreign_keys = ON');
   // A second process (the CLI) may hold the write lock briefly; wait instead of failing.
   writer.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({
-    dialect:
-      // Two connections to ':memory:' would be two databases.
-      database.file === ':memory:'
-        ? new SqliteDialect({ database: reusingStatements(writer) })
-        : new ReadWriteSqliteDialect(
-            reusingStatements(writer, () => checkpointer?.wrote()),
-            reusingStatements(openReader(database.file)),
-          ),
-  });
+  // Two connections to ':memory:' would be two databases.
+  const dialect =
+    database.file === ':memory:'
+      ? new SqliteDialect({ database: reusingStatements(writer) })
+      : new ReadWriteSqliteDialect(
+          reusingStatements(writer, () => checkpointer?.wrote()),
+          reusingStatements(openReader(database.file)),
+        );
+  const kysely = new Kysely<Database>({ dialect });
+  if (dialect instanceof ReadWriteSqliteDialect) readDirectly(kysely, (query) => dialect.snapshot.read(query));
   let checkpointer: BackgroundCheckpointer | null = null;
   const batcher = new SqliteWriteBatcher(kysely, () => checkpointer?.truncateIfDue() ?? null);
   if (database.file !== ':memory:') {
@@ -177,6 +177,7 @@ function reusingStatements(sqlite: SQLite.Database, wrote?: () => void): Stateme
   const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
+    inTransaction: () => sqlite.inTransaction,
     wrote,
     prepare(sql: string): SQLite.Statement {
       let statement = statements.get(sql);

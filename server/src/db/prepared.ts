@@ -1,5 +1,20 @@
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { SelectQueryNode, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
+
+/** Runs a SELECT at once on a connection that reads beside the writer (SQLite's reader). */
+export type DirectRead = (query: CompiledQuery) => QueryResult<unknown>;
+
+/**
+ * The handles whose reads outside a transaction may skip Kysely's connection provider: the SQLite
+ * handle of `openDatabase`, whose reads go to the read connection anyway (sqlite-driver.ts). A
+ * transaction is another Kysely object, so its reads never come here.
+ */
+const directReads = new WeakMap<object, DirectRead>();
+
+/** Lets the prepared SELECTs of `kysely` (not of its transactions) run through `read`. */
+export function readDirectly(kysely: Kysely<Database>, read: DirectRead): void {
+  directReads.set(kysely, read);
+}
 
 /**
  * What a prepared query's builder may receive for each argument: a value it binds as a parameter, a
@@ -102,6 +117,16 @@ export function prepared<A extends Arg[], R>(
       return item === -1 ? value : (value as readonly unknown[])[item];
     });
     const query: CompiledQuery<R> = { ...template.compiled, parameters };
+    // SQLite answers synchronously: Kysely's provider would add an acquire and a release, and four
+    // promises, around each statement (issue 23).
+    const direct = directReads.get(db);
+    if (direct !== undefined && SelectQueryNode.is(query.query)) {
+      try {
+        return Promise.resolve(direct(query).rows as R[]);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
     // Straight to the connection when no plugin would transform the result (none in Kith): what
     // `db.executeQuery` adds, a random query id and a pass over the plugins, took a few promises
     // per query, and a request makes several (issue 23).

@@ -1,8 +1,16 @@
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
 import type { Db } from './database.js';
+import { prepared } from './prepared.js';
 import { signal } from '../../test/signal.js';
+
+/** Resolves in the next turn of the event loop, after its I/O phase. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+// A prepared read, which skips Kysely's connection provider on the read connection (prepared.ts).
+const preparedNames = prepared((db) => db.selectFrom('items' as never).select('name' as never));
 
 // The read/write SQLite driver (sqlite-driver.ts) on a real file, through the app's `Db`.
 describe('SQLite reader and writer connections', () => {
@@ -92,5 +100,60 @@ describe('SQLite reader and writer connections', () => {
     ).rejects.toThrow('no');
     await sql`insert into items (name) values ('next')`.execute(db.kysely);
     expect(await items()).toEqual(['next']);
+  });
+
+  describe('the read snapshot of a turn', () => {
+    let other: SQLite.Database;
+    beforeEach(() => {
+      // Another process's connection (the admin CLI, say), which this process is not told of.
+      other = new SQLite(temp.file);
+    });
+    afterEach(() => other.close());
+
+    const preparedItems = async (): Promise<string[]> =>
+      ((await preparedNames(db.kysely)) as { name: string }[]).map((r) => r.name).sort();
+
+    it('shares one read transaction among the reads of a turn, and takes a new one in the next', async () => {
+      await sql`insert into items (name) values ('first')`.execute(db.kysely);
+      await nextTurn();
+      expect(await items()).toEqual(['first']);
+      other.prepare(`insert into items (name) values ('outside')`).run();
+      // Still the turn's snapshot, through Kysely's provider and through a prepared read alike.
+      expect(await items()).toEqual(['first']);
+      expect(await preparedItems()).toEqual(['first']);
+      await nextTurn();
+      expect(await items()).toEqual(['first', 'outside']);
+      expect(await preparedItems()).toEqual(['first', 'outside']);
+    });
+
+    it("ends the turn's snapshot at each write or commit of this process, so later reads see it", async () => {
+      expect(await preparedItems()).toEqual([]);
+      await sql`insert into items (name) values ('written')`.execute(db.kysely);
+      expect(await preparedItems()).toEqual(['written']);
+      await db.kysely.transaction().execute(async (tx) => {
+        await sql`insert into items (name) values ('committed')`.execute(tx);
+      });
+      expect(await items()).toEqual(['committed', 'written']);
+      // A transaction of the write batcher (db.transaction), answered after its commit.
+      await db.transaction(async (tx) => {
+        await sql`insert into items (name) values ('batched')`.execute(tx);
+      });
+      expect(await preparedItems()).toEqual(['batched', 'committed', 'written']);
+    });
+
+    it('leaves no read transaction open after the turn, so a checkpoint can reset the WAL', async () => {
+      await sql`insert into items (name) values ('first')`.execute(db.kysely);
+      expect(await items()).toEqual(['first']);
+      await nextTurn();
+      const [row] = other.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      expect(row?.busy).toBe(0);
+    });
+
+    it('answers a failed prepared read with a rejection, and reads on afterwards', async () => {
+      const missing = prepared((kysely) => kysely.selectFrom('nothing' as never).select('name' as never));
+      await expect(missing(db.kysely)).rejects.toThrow(/no such table/);
+      await sql`insert into items (name) values ('after')`.execute(db.kysely);
+      expect(await preparedItems()).toEqual(['after']);
+    });
   });
 });
