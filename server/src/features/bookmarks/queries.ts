@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 
 type Q = Kysely<Database>;
@@ -37,12 +38,8 @@ export async function deleteOwnBookmark(db: Q, userId: string, id: string): Prom
   return Number(result.numDeletedRows) > 0;
 }
 
-/**
- * The user's bookmarks of messages that are not deleted, in groups they still belong to, newest
- * first (at most `limit`).
- */
-export function listReadableBookmarks(db: Q, userId: string, limit: number): Promise<BookmarkRow[]> {
-  return db
+const readableBookmarks = prepared((db, userId: string, limit: number) =>
+  db
     .selectFrom('bookmarks as b')
     .innerJoin('messages as m', 'm.id', 'b.message_id')
     .innerJoin('memberships as ms', (join) =>
@@ -53,6 +50,13 @@ export function listReadableBookmarks(db: Q, userId: string, limit: number): Pro
     .where('m.is_deleted', '=', 0)
     .orderBy('b.created_at', 'desc')
     .orderBy('b.id', 'desc')
-    .limit(limit)
-    .execute();
+    .limit(limit),
+);
+
+/**
+ * The user's bookmarks of messages that are not deleted, in groups they still belong to, newest
+ * first (at most `limit`).
+ */
+export function listReadableBookmarks(db: Q, userId: string, limit: number): Promise<BookmarkRow[]> {
+  return readableBookmarks(db, userId, limit);
 }

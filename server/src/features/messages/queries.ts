@@ -297,6 +297,24 @@ export async function lockPins(
   return { count: Number(row.n), maxOrder: row.max_order === null ? null : Number(row.max_order) };
 }
 
+// Prepared per shape: the feed's first screen (no cursor) and its later ones are two texts.
+const frontRowsAfter = prepared(
+  (db, groupId: string, afterAt: number | null, afterId: string | null, limit: number, exclude: string[]) => {
+    let page = frontMessagesQuery(db, groupId)
+      .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
+      .select(['id', 'last_activity_date']);
+    if (afterAt !== null && afterId !== null) {
+      page = page.where((eb) =>
+        eb.or([
+          eb('last_activity_date', '<', afterAt),
+          eb.and([eb('last_activity_date', '=', afterAt), eb('id', '<', afterId)]),
+        ]),
+      );
+    }
+    return page.limit(limit);
+  },
+);
+
 /**
  * Up to `limit` front messages after the position `after` (all from the top when null), with the
  * activity date a feed cursor is made of, leaving out `exclude` (the pinned ones).
@@ -308,18 +326,7 @@ export function frontMessagesAfter(
   limit: number,
   exclude: string[] = [],
 ): Promise<{ id: string; last_activity_date: number }[]> {
-  let page = frontMessagesQuery(db, groupId)
-    .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
-    .select(['id', 'last_activity_date']);
-  if (after !== null) {
-    page = page.where((eb) =>
-      eb.or([
-        eb('last_activity_date', '<', after.at),
-        eb.and([eb('last_activity_date', '=', after.at), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  return page.limit(limit).execute();
+  return frontRowsAfter(db, groupId, after?.at ?? null, after?.id ?? null, limit, exclude);
 }
 
 /** The id of the front message at position `offset` of the group page, if there is one. */
@@ -327,6 +334,18 @@ export async function frontMessageIdAt(db: Q, groupId: string, offset: number): 
   const row = await frontMessagesQuery(db, groupId).select('id').limit(1).offset(offset).executeTakeFirst();
   return row?.id;
 }
+
+const unreadTargetRows = prepared((db, userId: string, groupId: string, limit: number) =>
+  // Only group events are new_message/new_comment (personal rows are mentions, reactions, global).
+  eventsOf(db, userId, groupId)
+    .innerJoin('messages as mm', 'mm.id', 'e.target')
+    .select(['mm.id', 'mm.lineage'])
+    .where('e.created_at', '>=', unreadSince(db, userId))
+    .where(unreadEvent())
+    .where('e.type', 'in', ['new_message', 'new_comment'])
+    .orderBy('e.created_at', 'desc')
+    .limit(limit),
+);
 
 /**
  * The latest unread new_message/new_comment notification targets of a user in a group (at most
@@ -338,16 +357,7 @@ export function unreadTargets(
   groupId: string,
   limit: number,
 ): Promise<{ id: string; lineage: string }[]> {
-  // Only group events are new_message/new_comment (personal rows are mentions, reactions, global).
-  return eventsOf(db, userId, groupId)
-    .innerJoin('messages as mm', 'mm.id', 'e.target')
-    .select(['mm.id', 'mm.lineage'])
-    .where('e.created_at', '>=', unreadSince(db, userId))
-    .where(unreadEvent())
-    .where('e.type', 'in', ['new_message', 'new_comment'])
-    .orderBy('e.created_at', 'desc')
-    .limit(limit)
-    .execute();
+  return unreadTargetRows(db, userId, groupId, limit);
 }
 
 /** Puts `ids` on a message in this order (`fileIndex` 0..n-1), replacing what it carried. */

@@ -18,6 +18,49 @@ type Q = Kysely<Database>;
 type NamedRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 export type NotificationView = ReturnType<typeof viewOf<NamedRow>>;
 
+/**
+ * The list's statement: the owner's newest `limit` personal rows and the newest `limit` events of
+ * each of their groups, merged. On SQLite, which has no LATERAL, `groupIds` names the groups, one
+ * branch each walking its group's index newest first; on PostgreSQL it is null and one LATERAL
+ * branch reads them all (`newestEventsOfEachGroup`).
+ */
+function listQuery(db: Q, userId: string, limit: number, groupIds: readonly string[] | null, reactions: boolean) {
+  let personal = personalBranch(db, userId);
+  if (!reactions) personal = personal.where('p.type', '!=', 'new_reaction');
+  let union = db
+    .selectFrom(personal.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).as('b'))
+    .selectAll();
+  if (groupIds === null) {
+    union = union.unionAll(newestEventsOfEachGroup(db, userId, limit, reactions ? undefined : 'new_reaction'));
+  } else {
+    for (const groupId of groupIds) {
+      let branch = eventBranch(db, userId, groupId);
+      if (!reactions) branch = branch.where('e.type', '!=', 'new_reaction');
+      union = union.unionAll(
+        db.selectFrom(branch.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).as('b')).selectAll(),
+      );
+    }
+  }
+  return withNames(db, db.selectFrom(union.as('n')))
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.base_id', 'desc')
+    .limit(limit);
+}
+
+// Prepared (db/prepared.ts): building and compiling the union of a user's groups took more of a
+// list's CPU than reading its few rows would (issue 23). One per value of `reactions`, which the
+// builder must not branch on.
+const listedWithReactions = prepared((db, userId: string, limit: number, groupIds: string[] | null) =>
+  listQuery(db, userId, limit, groupIds, true),
+);
+const listedWithoutReactions = prepared((db, userId: string, limit: number, groupIds: string[] | null) =>
+  listQuery(db, userId, limit, groupIds, false),
+);
+
+const groupIdsOf = prepared((db, userId: string) =>
+  db.selectFrom('memberships').select('group_id').where('user_id', '=', userId),
+);
+
 /** The owner's notifications, newest first. */
 export async function listNotifications(
   db: Q,
@@ -27,29 +70,9 @@ export async function listNotifications(
 ): Promise<NotificationView[]> {
   // Each group's newest events come from its (group, date) index, at most `limit` of each, rather
   // than every event of every group of the user sorted; the groups are the few of one user.
-  let personal = personalBranch(db, userId);
-  if (!include.reactions) personal = personal.where('p.type', '!=', 'new_reaction');
-  let union = db
-    .selectFrom(personal.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).as('b'))
-    .selectAll();
-  if (engineOf(db) === 'postgres') {
-    union = union.unionAll(newestEventsOfEachGroup(db, userId, limit, include.reactions ? undefined : 'new_reaction'));
-  } else {
-    // SQLite has no LATERAL: one branch per group, each walking its group's index newest first.
-    const groups = await db.selectFrom('memberships').select('group_id').where('user_id', '=', userId).execute();
-    for (const { group_id } of groups) {
-      let branch = eventBranch(db, userId, group_id);
-      if (!include.reactions) branch = branch.where('e.type', '!=', 'new_reaction');
-      union = union.unionAll(
-        db.selectFrom(branch.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).as('b')).selectAll(),
-      );
-    }
-  }
-  const rows = await withNames(db, db.selectFrom(union.as('n')))
-    .orderBy('n.created_at', 'desc')
-    .orderBy('n.base_id', 'desc')
-    .limit(limit)
-    .execute();
+  const groupIds = engineOf(db) === 'postgres' ? null : (await groupIdsOf(db, userId)).map((g) => g.group_id);
+  const list = include.reactions ? listedWithReactions : listedWithoutReactions;
+  const rows = await list(db, userId, limit, groupIds);
   return rows.map(viewOf);
 }
 
