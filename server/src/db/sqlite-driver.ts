@@ -56,12 +56,14 @@ function readsOnly(reader: StatementSource, query: CompiledQuery): boolean {
  * made eight fcntl calls, and a statement cost about 3.5 µs more than inside a transaction. Here
  * the first read opens a transaction and the reads that follow share it, until whichever comes
  * first:
- * - the end of the turn (`setImmediate`), so a snapshot never outlives the requests read with it,
- *   and the checkpointer is never kept from the WAL's end for longer than a turn;
+ * - the end of the turn (`setImmediate`, after the I/O phase), so the requests that share a
+ *   snapshot are those the turn read, which had arrived when the poll that found them returned,
+ *   before the snapshot began: none reads a state older than its arrival. The checkpointer is
+ *   never kept from the WAL's end for longer than a turn either;
  * - a commit or write of this process on the writer (`ReadWriteSqliteDriver`), so what a request
- *   reads after its own write, or after anyone's write it was told of, is never older than it.
- *   Writes of another process (the admin CLI) are seen from the next turn on, as they would be by
- *   a request read a moment earlier.
+ *   reads after its own write, or after any write answered meanwhile, is never older than it.
+ * Ending it at each request's start instead cost the page and message answers 10–20 % more CPU
+ * under load (issue 23): a turn of the benchmark reads many requests.
  */
 export class ReadSnapshot {
   private open = false;
