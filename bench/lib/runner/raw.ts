@@ -162,19 +162,25 @@ export interface RawAnswer {
   total?: number;
 }
 
-/** Mirrors `memberFrontCount` (features/messages/queries.ts): membership and the kept count in one query. */
-async function memberFrontCount(db: RawDb, groupId: string, userId: string): Promise<number> {
+/**
+ * Mirrors `memberFrontAndPins` (features/messages/queries.ts): membership, the kept count and the
+ * pinned ids in one query.
+ */
+async function memberFrontAndPins(db: RawDb, groupId: string, userId: string): Promise<number> {
   const rows = await db.all(
-    `select g.front_count from groups as g inner join memberships as m on m.group_id = g.id
-     where g.id = ? and m.user_id = ?`,
-    [groupId, userId],
+    `select g.front_count,
+       (select ms.user_id from memberships as ms where ms.group_id = g.id and ms.user_id = ?) as member_id,
+       (select string_agg(p.id, ',' order by p.pin_order) from messages as p
+        where p.group_id = g.id and p.pin_order is not null) as pinned
+     from groups as g where g.id = ?`,
+    [userId, groupId],
   );
   return Number(rows[0]?.front_count ?? 0);
 }
 
-/** Mirrors `groupPage` (features/messages/feed.ts): `memberFrontCount`, then `frontMessagesQuery` page 0. */
+/** Mirrors `groupPage` (features/messages/feed.ts): `memberFrontAndPins`, then `frontMessagesQuery` page 0. */
 async function groupPage(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
-  const total = await memberFrontCount(db, groupId, userId);
+  const total = await memberFrontAndPins(db, groupId, userId);
   const rows = await db.all(
     `select id from messages where group_id = ? and is_in_front = ?
      order by last_activity_date desc, id desc limit ? offset ?`,
@@ -184,11 +190,11 @@ async function groupPage(db: RawDb, groupId: string, userId: string): Promise<Ra
 }
 
 /**
- * Mirrors `groupFeed` (features/messages/feed.ts) without a cursor: `memberFrontCount`, the page
+ * Mirrors `groupFeed` (features/messages/feed.ts) without a cursor: `memberFrontAndPins`, the page
  * (30 + 1), the cards (`findMessageViews`), `childCounts`, `unreadThreadIds` and `previewsOf`.
  */
 async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
-  const total = await memberFrontCount(db, groupId, userId);
+  const total = await memberFrontAndPins(db, groupId, userId);
   const rows = await db.all(
     `select id, last_activity_date from messages where group_id = ? and is_in_front = ?
      order by last_activity_date desc, id desc limit ?`,

@@ -13,8 +13,8 @@ import {
   frontMessagesAfter,
   frontPageIds,
   lineageOf,
+  memberFrontAndPins,
   memberFrontCount,
-  pinnedIds,
   previewsOf,
   unreadTargets,
 } from './queries.js';
@@ -27,6 +27,17 @@ async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<nu
   return found.frontCount;
 }
 
+/** `requireMember`, with the group's pinned ids in pin order, read in the same statement. */
+async function requireMemberWithPins(
+  db: Tx,
+  groupId: string,
+  user: UserRow,
+): Promise<{ totalItems: number; pinned: string[] }> {
+  const found = await memberFrontAndPins(db, groupId, user.id);
+  if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
+  return { totalItems: found.frontCount, pinned: found.pinned };
+}
+
 /**
  * GET /api/groups/{id}/page/{page} (docs/api §5.4): ids of front messages, 30 a page. The pinned
  * ones come first in pin order, then the others by activity, so the page list is one sequence
@@ -35,8 +46,8 @@ async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<nu
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
   if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
   const db = ctx.db.kysely;
-  // Both reads at once; the pins are shown only once membership is confirmed.
-  const [totalItems, pinned] = await Promise.all([requireMember(db, groupId, user), pinnedIds(db, groupId)]);
+  // The pins are shown only once membership is confirmed.
+  const { totalItems, pinned } = await requireMemberWithPins(db, groupId, user);
   const size = LIMITS.groupPageSize;
   const start = Number(rawPage) * size;
   const pinnedHere = pinned.slice(start, start + size);
@@ -166,7 +177,7 @@ export async function groupFeed(
 ): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
   const { limit, after } = parseFeedQuery(query);
   const db = ctx.db.kysely;
-  const [totalItems, pinned] = await Promise.all([requireMember(db, groupId, user), pinnedIds(db, groupId)]);
+  const { totalItems, pinned } = await requireMemberWithPins(db, groupId, user);
 
   const rows = await frontMessagesAfter(db, groupId, after, limit + 1, pinned);
   const shown = rows.slice(0, limit);
