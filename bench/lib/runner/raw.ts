@@ -93,9 +93,9 @@ export async function openRawDb(manifest: Manifest): Promise<RawDb> {
 function messageViews(db: RawDb, ids: string[]): Promise<Row[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.all(
-    `select m.*, g.name as group_name, a.name as author_name, a.avatar_id as author_avatar_id
+    `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
+       a.avatar_id as author_avatar_id
      from messages as m
-     inner join groups as g on g.id = m.group_id
      left join users as a on a.id = m.author_id
      where m.id in (?)`,
     [list(ids)],
@@ -426,9 +426,9 @@ async function bookmarks(db: RawDb, userId: string, limit: number): Promise<RawA
 /** Mirrors `getPublicMessage` (features/messages/public-links.ts): the view by token, files, link preview. */
 async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
   const views = await db.all(
-    `select m.*, g.name as group_name, a.name as author_name, a.avatar_id as author_avatar_id
+    `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
+       a.avatar_id as author_avatar_id
      from messages as m
-     inner join groups as g on g.id = m.group_id
      left join users as a on a.id = m.author_id
      where m.id in (select id from messages where public_token = ? and is_deleted = ?)`,
     [token, 0],

@@ -29,12 +29,20 @@ export function lineageOf(message: Pick<MessageRow, 'lineage'>): string[] {
  * query for any number of ids.
  */
 function selectViews(db: Q) {
-  return db
-    .selectFrom('messages as m')
-    .innerJoin('groups as g', 'g.id', 'm.group_id')
-    .leftJoin('users as a', 'a.id', 'm.author_id')
-    .selectAll('m')
-    .select(['g.name as group_name', 'a.name as author_name', 'a.avatar_id as author_avatar_id']);
+  return (
+    db
+      .selectFrom('messages as m')
+      .leftJoin('users as a', 'a.id', 'm.author_id')
+      .selectAll('m')
+      // The group's name as a scalar subquery (a message's group always exists, by foreign key): a
+      // page of 30 cards read in 88 µs on SQLite, against 221 joined to `groups` (same plan, the
+      // benchmark's full data).
+      .select([
+        sql<string>`(select g.name from groups as g where g.id = m.group_id)`.as('group_name'),
+        'a.name as author_name',
+        'a.avatar_id as author_avatar_id',
+      ])
+  );
 }
 
 export type MessageView = MessageRow & {
