@@ -26,6 +26,7 @@ import * as m0023 from './migrations/0023_zusam_import.js';
 import * as m0024 from './migrations/0024_notification_events.js';
 import * as m0025 from './migrations/0025_search_group_lexemes.js';
 import * as m0026 from './migrations/0026_deferred_front_count.js';
+import * as m0027 from './migrations/0027_author_name_function.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_notification_events': m0024,
   '0025_search_group_lexemes': m0025,
   '0026_deferred_front_count': m0026,
+  '0027_author_name_function': m0027,
 };
 
 /** The names of every migration this version knows, oldest first. */

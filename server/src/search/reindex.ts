@@ -9,7 +9,8 @@ type IndexContext = Pick<AppContext, 'db' | 'search'>;
 
 /**
  * The first key of the PostgreSQL advisory locks that order an author's message writes with their
- * renames ("an" in ASCII); the second is a hash of the user id. Two-key locks are a key space of
+ * renames ("an" in ASCII); the second is a hash of the user id. Migration 0027's `kith_author_name`
+ * writes it out (24942): the two must stay the same. Two-key locks are a key space of
  * their own, apart from the single-key instance and first-run locks.
  */
 const AUTHOR_LOCK_SPACE = 0x616e;
@@ -22,12 +23,14 @@ const AUTHOR_LOCK_SPACE = 0x616e;
  * message. So no message stays indexed under a stale name. Writes by one author do not wait for each
  * other, and, unlike a lock on the user's row, this one does not make the row's other updates (the
  * activity date each write records) wait for their posts. Call it before the transaction locks
- * anything else. SQLite runs one write transaction at a time, so reading in the transaction is
+ * anything else. Both steps are one round trip, `kith_author_name` (migration 0027; its lock key is
+ * AUTHOR_LOCK_SPACE). SQLite runs one write transaction at a time, so reading in the transaction is
  * enough there. `null` when the user no longer exists.
  */
 export async function currentAuthorName(ctx: IndexContext, tx: Tx, userId: string): Promise<string | null> {
   if (ctx.db.dialect === 'postgres') {
-    await sql`select pg_advisory_xact_lock_shared(${sql.lit(AUTHOR_LOCK_SPACE)}, hashtext(${userId}))`.execute(tx);
+    const { rows } = await sql<{ name: string | null }>`select kith_author_name(${userId}) as name`.execute(tx);
+    return rows[0]?.name ?? null;
   }
   const row = await tx.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
   return row?.name ?? null;
