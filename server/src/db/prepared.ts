@@ -45,6 +45,17 @@ export function statementName(sqlText: string): string | undefined {
   return statementNames.get(sqlText);
 }
 
+/**
+ * Gives `sqlText` a statement name, so that PostgreSQL plans it once per connection: for a text run
+ * again and again with other values only (a prepared query, a post's chained writes).
+ */
+export function nameStatement(sqlText: string): void {
+  // Past the bound, texts are no longer named (they still run, parsed each time).
+  if (!statementNames.has(sqlText) && statementNames.size < MAX_STATEMENT_NAMES) {
+    statementNames.set(sqlText, `kith_${statementNames.size + 1}`);
+  }
+}
+
 // A placeholder no caller passes: parameters carrying it are where the arguments go.
 const MARK = '\u0000kith-prepared\u0000';
 
@@ -106,10 +117,7 @@ export function prepared<A extends Arg[], R>(
       // Lists of every length make a template each: bounded, as a caller may send any length.
       if (templates.size >= MAX_SHAPES) templates.clear();
       templates.set(shape, template);
-      // Past the bound, texts are no longer named (they still run, parsed each time).
-      if (!statementNames.has(template.compiled.sql) && statementNames.size < MAX_STATEMENT_NAMES) {
-        statementNames.set(template.compiled.sql, `kith_${statementNames.size + 1}`);
-      }
+      nameStatement(template.compiled.sql);
     }
     const parameters = template.slots.map(({ arg, item }, index) => {
       if (arg === -1) return template.compiled.parameters[index];

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { WriteChain } from '../db/postgres-chain.js';
 import type { Tx } from '../db/transaction.js';
 import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
 import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
@@ -53,11 +54,11 @@ export function tsqueryText(terms: SearchTerms): string {
  * Link previews are not indexed yet (docs/api §10.7 lists them; later work).
  */
 export class PostgresFtsIndex implements SearchIndex {
-  async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {
+  async upsert(tx: Tx, messages: IndexedMessage[], writes?: WriteChain): Promise<void> {
     const unique = latestOfEach(messages);
     if (unique.length === 0) return;
     const column = (pick: (m: IndexedMessage) => string) => unique.map(pick);
-    await sql`
+    const statement = sql`
       insert into message_search (message_id, group_id, document, hashtags)
       select u.id, u.group_id,
         setweight(to_tsvector('simple', kith_unaccent(u.title)), 'A')
@@ -73,7 +74,9 @@ export class PostgresFtsIndex implements SearchIndex {
         ${column((m) => hashtagsOf(m).join(' '))}::text[]
       ) as u(id, group_id, title, body, author, tags)
       on conflict (message_id) do update
-        set group_id = excluded.group_id, document = excluded.document, hashtags = excluded.hashtags`.execute(tx);
+        set group_id = excluded.group_id, document = excluded.document, hashtags = excluded.hashtags`;
+    if (writes === undefined) await statement.execute(tx);
+    else await writes.write({ compile: () => statement.compile(tx) });
   }
 
   async remove(tx: Tx, messageIds: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { WriteChain } from '../db/postgres-chain.js';
 import type { Tx } from '../db/transaction.js';
 
 /**
@@ -48,8 +49,11 @@ export interface SearchResult {
  * index follows every create, edit and delete before the request answers.
  */
 export interface SearchIndex {
-  /** Adds or replaces these messages. */
-  upsert(tx: Tx, messages: IndexedMessage[]): Promise<void>;
+  /**
+   * Adds or replaces these messages. With `writes`, an index that writes in one statement may queue
+   * it there, to go with the transaction's next statement (db/postgres-chain.ts).
+   */
+  upsert(tx: Tx, messages: IndexedMessage[], writes?: WriteChain): Promise<void>;
   /** Removes these messages (deleted, or turned into placeholders). */
   remove(tx: Tx, messageIds: string[]): Promise<void>;
   /** Ranked matches inside one group: relevance, then newest activity, then id. */

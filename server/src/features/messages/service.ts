@@ -13,8 +13,8 @@ import type { Body } from '../../lib/body.js';
 import { ApiError, invalidField, missingField, notFound } from '../../lib/errors.js';
 import { newOrderedId } from '../../lib/ids.js';
 import { currentAuthorName } from '../../search/reindex.js';
+import { writeChain, type WriteChain } from '../../db/postgres-chain.js';
 import { canPostInGroup } from '../groups/policy.js';
-import { findMembership } from '../memberships/queries.js';
 import { queueImmediateMails } from '../notifications/mailing.js';
 import { notifyGroupMembers, notifyUsers, type CreatedNotification } from '../notifications/service.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
@@ -41,7 +41,8 @@ import {
   findMessageViews,
   findViewAndMembership,
   findTitleSources,
-  insertMessage,
+  findPoster,
+  insertMessageQuery,
   lineageOf,
   linkPreviewsOf,
   lockPins,
@@ -54,7 +55,8 @@ import {
   setMessageFiles,
   threadIds,
   touchGroup,
-  touchMessages,
+  touchGroupQuery,
+  touchMessagesQuery,
   updateMessageRow,
   type MessageView,
 } from './queries.js';
@@ -224,7 +226,11 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
   const rawParent = body.id('parent');
 
   const created = await transaction(ctx, async (tx, effects) => {
-    if (!canPostInGroup(user, { id: groupId }, await findMembership(tx, groupId, user.id))) throw notFound();
+    // The search index holds the author's current name, read (on PostgreSQL under the author's
+    // lock, taken shared) before any write, so a concurrent rename cannot leave this message under
+    // the old one. On PostgreSQL it comes with the membership, in one round trip.
+    const poster = await findPoster(ctx, tx, groupId, user.id);
+    if (!canPostInGroup(user, { id: groupId }, poster.membership)) throw notFound();
     let parent: MessageRow | undefined;
     if (rawParent !== undefined && rawParent !== '') {
       parent = rawParent === 'invalid' ? undefined : await findMessage(tx, rawParent);
@@ -232,10 +238,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     }
     await checkAttachable(tx, user, files);
     if (isEmptyMessage(data.title, data.text, files.length)) throw emptyMessage();
-    // The search index holds the author's current name, read (on PostgreSQL under the author's
-    // lock, taken shared) before any write, so a concurrent rename cannot leave this message under
-    // the old one.
-    const authorName = await currentAuthorName(ctx, tx, user.id);
+    const { authorName } = poster;
+    // A post from a client that names no one (the 0.5.6 client) costs no mention statement.
+    const mentions = mentionIds === undefined ? [] : await resolveMentions(tx, groupId, data.text, mentionIds, []);
 
     const now = ctx.clock.now();
     const ancestors = parent === undefined ? [] : [parent.id, ...lineageOf(parent)];
@@ -259,14 +264,21 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       public_token: null,
       pin_order: null,
     };
-    await insertMessage(tx, message);
-    if (files.length > 0) await setMessageFiles(tx, id, files);
-    // A post from a client that names no one (the 0.5.6 client) costs no mention statement.
-    const mentions = mentionIds === undefined ? [] : await resolveMentions(tx, groupId, data.text, mentionIds, []);
-    if (mentions.length > 0) await replaceMentions(tx, id, mentions);
-    await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }]);
+    // On PostgreSQL the writes whose results nothing reads go with the next statement (a post is
+    // two round trips between its first read and its commit; db/postgres-chain.ts): the message and
+    // its index entry with the read of the recipients, the event and the activity dates at the end.
+    const writes = writeChain(tx);
+    await writes.write(insertMessageQuery(tx, message));
+    await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }], writes);
+    if (files.length > 0 || mentions.length > 0) {
+      // Their rows refer to the message's.
+      await writes.flush();
+      if (files.length > 0) await setMessageFiles(tx, id, files);
+      if (mentions.length > 0) await replaceMentions(tx, id, mentions);
+    }
     // The members' notifications, then the post or reply itself: the order their live events go in.
-    await notifyNewMessage(ctx, tx, effects, user, message, parent, now, new Set(mentions.map((m) => m.userId)));
+    const mentioned = new Set(mentions.map((m) => m.userId));
+    await notifyNewMessage(ctx, tx, effects, writes, user, message, parent, now, mentioned);
     effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
     // Its card picture, without files, is the preview of its first URL: a job of this transaction.
     if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
@@ -274,11 +286,18 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     // every post to the group waits for that lock, so it is held for one statement, not the whole
     // transaction (bench/README.md, posting on PostgreSQL). A reply moves its whole thread up on
     // the group page (docs/api §10.2).
-    if (ancestors.length > 0) await touchMessages(tx, ancestors, now);
-    await touchGroup(tx, groupId, now);
-    return { message, mentions: mentions.length };
+    if (ancestors.length > 0) await writes.write(touchMessagesQuery(tx, ancestors, now));
+    await writes.write(touchGroupQuery(tx, groupId, now));
+    await writes.flush();
+    // What the answer shows of the message, when all of it is known here (PostgreSQL): no read.
+    const view: MessageView | undefined =
+      poster.groupName === undefined || poster.groupName === null
+        ? undefined
+        : { ...message, group_name: poster.groupName, author_name: authorName, author_avatar_id: user.avatar_id };
+    return { message, view, mentions: mentions.length };
   });
   return messageAnswer(ctx, created.message.id, user, {
+    view: created.view,
     created: { files: files.length, mentions: created.mentions },
   });
 }
@@ -292,6 +311,7 @@ async function notifyNewMessage(
   ctx: AppContext,
   tx: Tx,
   effects: Effects,
+  writes: WriteChain,
   author: UserRow,
   message: MessageRow,
   parent: MessageRow | undefined,
@@ -308,6 +328,7 @@ async function notifyNewMessage(
     { type, ...about },
     now,
     mentioned,
+    writes,
   );
   // Members on `immediately` hear of it by mail a couple of minutes later, with what follows.
   await queueImmediateMails(ctx, tx, effects, type, created);

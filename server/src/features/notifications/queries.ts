@@ -1,4 +1,5 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Compilable, type Insertable, type Kysely } from 'kysely';
+import type { WriteChain } from '../../db/postgres-chain.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database, NotificationsTable } from '../../db/schema.js';
 import { recipientId } from '../inbox/ids.js';
@@ -94,15 +95,23 @@ export async function insertNotificationEvent(
   db: Q,
   event: Insertable<Database['notification_events']>,
   excluded: readonly string[],
+  writes?: WriteChain,
 ): Promise<void> {
-  await db.insertInto('notification_events').values(event).execute();
+  // With `writes`, queued: on PostgreSQL the states' foreign key on the event is checked at the end
+  // of the statement that carries both (db/postgres-chain.ts).
+  const write = async (query: Compilable<unknown> & { execute(): Promise<unknown> }) => {
+    if (writes === undefined) await query.execute();
+    else await writes.write(query);
+  };
+  await write(db.insertInto('notification_events').values(event));
   if (excluded.length === 0) return;
-  await db
-    .insertInto('notification_states')
-    .values(
-      excluded.map((userId) => ({ user_id: userId, event_id: event.id, read: null, deleted: 1, emailed_at: null })),
-    )
-    .execute();
+  await write(
+    db
+      .insertInto('notification_states')
+      .values(
+        excluded.map((userId) => ({ user_id: userId, event_id: event.id, read: null, deleted: 1, emailed_at: null })),
+      ),
+  );
 }
 
 /**
@@ -235,7 +244,7 @@ export interface GroupRecipient {
   notification_emails: string | null;
 }
 
-const groupRecipientRows = prepared((db, groupId: string, exceptUserId: string) =>
+const groupRecipientsQuery = (db: Q, groupId: string, exceptUserId: string) =>
   db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
@@ -248,8 +257,9 @@ const groupRecipientRows = prepared((db, groupId: string, exceptUserId: string) 
         .as('has_device'),
     )
     .where('m.group_id', '=', groupId)
-    .where('m.user_id', '!=', exceptUserId),
-);
+    .where('m.user_id', '!=', exceptUserId);
+
+const groupRecipientRows = prepared(groupRecipientsQuery);
 
 /**
  * The members of a group but `exceptUserId` (the actor, or nobody when null), with their push and
@@ -260,9 +270,13 @@ export async function listGroupRecipients(
   db: Q,
   groupId: string,
   exceptUserId: string | null,
+  writes?: WriteChain,
 ): Promise<GroupRecipient[]> {
   // No user id is empty, so '' excludes nobody and the statement keeps one shape.
-  const rows = await groupRecipientRows(db, groupId, exceptUserId ?? '');
+  const rows =
+    writes === undefined
+      ? await groupRecipientRows(db, groupId, exceptUserId ?? '')
+      : await writes.read(groupRecipientsQuery(db, groupId, exceptUserId ?? ''));
   return rows.map((r) => ({
     id: r.id,
     // SQLite answers 0 or 1, PostgreSQL a boolean.

@@ -1,5 +1,6 @@
 import type { NotificationType } from '@kith/common';
 import type { AppContext } from '../../context.js';
+import type { WriteChain } from '../../db/postgres-chain.js';
 import type { Effects, Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
 import { invalidField, notFound } from '../../lib/errors.js';
@@ -112,7 +113,8 @@ async function announce(tx: Tx, effects: Effects, input: NotificationInput, crea
  * notified of their own action) and those of `except` (say, the people a post mentions, who get a
  * `mention` instead). One row, whatever the size of the group (migration 0024): the members of the
  * moment are its recipients by rule, each under an id of their own (ids.ts); only the excluded get
- * a row each. The members are still read, for their live events, pushes and mails.
+ * a row each. The members are still read, for their live events, pushes and mails. With `writes`
+ * (db/postgres-chain.ts), the members are read with what it holds and the event's rows are queued.
  */
 export async function notifyGroupMembers(
   tx: Tx,
@@ -122,14 +124,16 @@ export async function notifyGroupMembers(
   input: NotificationInput,
   now: number,
   except: ReadonlySet<string> = new Set(),
+  writes?: WriteChain,
 ): Promise<CreatedNotification[]> {
-  const members = await listGroupRecipients(tx, groupId, actorId);
+  const members = await listGroupRecipients(tx, groupId, actorId, writes);
   const recipients = members.filter((member) => !except.has(member.id));
   const id = newOrderedId(now);
   await insertNotificationEvent(
     tx,
     { id, group_id: groupId, actor_id: actorId, ...contentOf(input, now) },
     members.filter((member) => except.has(member.id)).map((member) => member.id),
+    writes,
   );
   const created = recipients.map((recipient) => ({
     id: recipientId(id, recipient.id),
