@@ -264,9 +264,9 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       public_token: null,
       pin_order: null,
     };
-    // On PostgreSQL the writes whose results nothing reads go with the next statement (a post is
-    // two round trips between its first read and its commit; db/postgres-chain.ts): the message and
-    // its index entry with the read of the recipients, the event and the activity dates at the end.
+    // On PostgreSQL the writes whose results nothing reads go with the next statement
+    // (db/postgres-chain.ts): a plain post writes everything in the one statement that reads its
+    // recipients, the last before its commit unless its recipients get pushes or mails.
     const writes = writeChain(tx);
     await writes.write(insertMessageQuery(tx, message));
     await ctx.search.upsert(tx, [{ id, groupId, title: data.title, text: data.text, authorName }], writes);
@@ -276,18 +276,19 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
       if (files.length > 0) await setMessageFiles(tx, id, files);
       if (mentions.length > 0) await replaceMentions(tx, id, mentions);
     }
+    // Its card picture, without files, is the preview of its first URL: a job of this transaction,
+    // queued before the group's row is locked below.
+    if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
+    // These lock the group's row (and the thread's) until the commit on PostgreSQL: every post to
+    // the group waits for that lock, so they go in the transaction's last statements, not its first
+    // (bench/README.md, posting on PostgreSQL). A reply moves its whole thread up on the group page
+    // (docs/api §10.2).
+    if (ancestors.length > 0) await writes.write(touchMessagesQuery(tx, ancestors, now));
+    await writes.write(touchGroupQuery(tx, groupId, now));
     // The members' notifications, then the post or reply itself: the order their live events go in.
     const mentioned = new Set(mentions.map((m) => m.userId));
     await notifyNewMessage(ctx, tx, effects, writes, user, message, parent, now, mentioned);
     effects.publish({ type: parent === undefined ? 'message' : 'comment', groupId, messageId: id });
-    // Its card picture, without files, is the preview of its first URL: a job of this transaction.
-    if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
-    // Last, because on PostgreSQL these lock the group's row (and the thread's) until the commit:
-    // every post to the group waits for that lock, so it is held for one statement, not the whole
-    // transaction (bench/README.md, posting on PostgreSQL). A reply moves its whole thread up on
-    // the group page (docs/api §10.2).
-    if (ancestors.length > 0) await writes.write(touchMessagesQuery(tx, ancestors, now));
-    await writes.write(touchGroupQuery(tx, groupId, now));
     await writes.flush();
     // What the answer shows of the message, when all of it is known here (PostgreSQL): no read.
     const view: MessageView | undefined =

@@ -114,7 +114,8 @@ async function announce(tx: Tx, effects: Effects, input: NotificationInput, crea
  * `mention` instead). One row, whatever the size of the group (migration 0024): the members of the
  * moment are its recipients by rule, each under an id of their own (ids.ts); only the excluded get
  * a row each. The members are still read, for their live events, pushes and mails. With `writes`
- * (db/postgres-chain.ts), the members are read with what it holds and the event's rows are queued.
+ * (db/postgres-chain.ts), the members are read with the writes it holds, and the event's rows are
+ * queued: with the read when nobody is excluded, after it otherwise.
  */
 export async function notifyGroupMembers(
   tx: Tx,
@@ -126,15 +127,20 @@ export async function notifyGroupMembers(
   except: ReadonlySet<string> = new Set(),
   writes?: WriteChain,
 ): Promise<CreatedNotification[]> {
-  const members = await listGroupRecipients(tx, groupId, actorId, writes);
-  const recipients = members.filter((member) => !except.has(member.id));
   const id = newOrderedId(now);
-  await insertNotificationEvent(
-    tx,
-    { id, group_id: groupId, actor_id: actorId, ...contentOf(input, now) },
-    members.filter((member) => except.has(member.id)).map((member) => member.id),
-    writes,
-  );
+  const event = { id, group_id: groupId, actor_id: actorId, ...contentOf(input, now) };
+  let members: GroupRecipient[];
+  if (except.size === 0) {
+    // Kept from nobody, the event needs no member list: with `writes`, its row goes in the
+    // statement that reads the members.
+    await insertNotificationEvent(tx, event, [], writes);
+    members = await listGroupRecipients(tx, groupId, actorId, writes);
+  } else {
+    members = await listGroupRecipients(tx, groupId, actorId, writes);
+    const excluded = members.filter((member) => except.has(member.id)).map((member) => member.id);
+    await insertNotificationEvent(tx, event, excluded, writes);
+  }
+  const recipients = members.filter((member) => !except.has(member.id));
   const created = recipients.map((recipient) => ({
     id: recipientId(id, recipient.id),
     userId: recipient.id,

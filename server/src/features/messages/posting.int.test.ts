@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { buildGroup, buildUser } from '../../../test/factories.js';
+import { TEST_DIALECT, useTestApp } from '../../../test/harness.js';
+import { loadPg } from '../../db/database.js';
+
+// What a post writes and answers, whichever way its statements travel: on PostgreSQL its writes go
+// with the next statement (db/postgres-chain.ts) and its answer is built from what it wrote.
+describe('posting', () => {
+  const h = useTestApp();
+
+  it('answers a post, a reply and a post with a mention as GET answers them', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const ben = await buildUser(h.t.ctx, { name: 'Ben' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben] });
+    const send = async (body: object) => {
+      const res = await h.api.post('/messages', { key: ana.key, body: { group: group.id, ...body } });
+      expect(res.status, res.text).toBe(201);
+      const got = await h.api.get(`/messages/${res.body.id}`, { key: ana.key });
+      expect(res.body).toEqual(got.body);
+      return res.body as { id: string };
+    };
+    const post = await send({ data: { title: 'Sunday', text: 'Lunch at noon #family' } });
+    await send({ data: { text: 'Yes!' }, parent: post.id });
+    await send({ data: { text: 'With @Ben' }, mentions: [ben.user.id] });
+    const page = await h.api.get(`/groups/${group.id}/page/0`, { key: ben.key });
+    expect(page.body.totalItems).toBe(2);
+    const notifications = await h.api.get('/me/notifications', { key: ben.key });
+    // One each: the mention instead of the new message, never both.
+    expect((notifications.body as { target: string }[]).length).toBe(3);
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'a post sends two statements between its transaction’s begin and commit on PostgreSQL',
+    async () => {
+      const ana = await buildUser(h.t.ctx);
+      const members = [ana, await buildUser(h.t.ctx), await buildUser(h.t.ctx)];
+      const group = await buildGroup(h.t.ctx, { members });
+      const client = loadPg().Client.prototype;
+      const query = client.query;
+      const sent: string[] = [];
+      client.query = function (this: unknown, ...args: unknown[]) {
+        const first = args[0] as string | { text?: string };
+        sent.push(typeof first === 'string' ? first : (first.text ?? ''));
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        const res = await h.api.post('/messages', {
+          key: ana.key,
+          body: { group: group.id, data: { title: 'Counted', text: 'Two statements' } },
+        });
+        expect(res.status).toBe(201);
+      } finally {
+        client.query = query;
+      }
+      // The membership with the author's name, then every write with the read of the recipients.
+      expect(sent.slice(sent.indexOf('begin') + 1, sent.indexOf('commit'))).toHaveLength(2);
+      // Nothing is read again for the answer.
+      expect(sent.length - sent.indexOf('commit') - 1).toBe(0);
+    },
+  );
+});
