@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildGroup, buildUser, postRow } from '../../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../../test/harness.js';
@@ -41,5 +42,37 @@ describe.runIf(TEST_DIALECT === 'postgres')('posts to one group at the same time
     held.resolve();
     await open;
     expect(await count()).toBe(before + 2);
+  });
+
+  it('a message moves its group up at the commit, with no statement of its own, and never back', async () => {
+    const ana = await buildUser(h.t.ctx);
+    const group = await buildGroup(h.t.ctx, { members: [ana] });
+    const activity = async () =>
+      (
+        await h.t.ctx.db.kysely
+          .selectFrom('groups')
+          .select('last_activity_date')
+          .where('id', '=', group.id)
+          .executeTakeFirstOrThrow()
+      ).last_activity_date;
+    const later = (await activity()) + 60_000;
+    await h.t.ctx.db.kysely.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('messages')
+        .values(postRow(group.id, ana.user.id, later))
+        .execute();
+      // Until the commit the group's row is not locked for an update (only shared, by the foreign
+      // key): another transaction's update could take it at once.
+      await expect(
+        sql`select 1 from groups where id = ${group.id} for no key update nowait`.execute(h.t.ctx.db.kysely),
+      ).resolves.toBeDefined();
+    });
+    expect(await activity()).toBe(later);
+    // A message dated earlier (an import, say) leaves the date where it is.
+    await h.t.ctx.db.kysely
+      .insertInto('messages')
+      .values(postRow(group.id, ana.user.id, later - 30_000, { is_in_front: 0 }))
+      .execute();
+    expect(await activity()).toBe(later);
   });
 });
