@@ -36,13 +36,14 @@ describe('posting', () => {
       const members = [ana, await buildUser(h.t.ctx), await buildUser(h.t.ctx)];
       const group = await buildGroup(h.t.ctx, { members });
       const client = loadPg().Client.prototype;
-      const query = client.query;
+      // The driver's own method, put back afterwards; it is called with its client as `this`.
+      const query = Reflect.get(client, 'query') as (...args: unknown[]) => unknown;
       const sent: string[] = [];
       client.query = function (this: unknown, ...args: unknown[]) {
         const first = args[0] as string | { text?: string };
         sent.push(typeof first === 'string' ? first : (first.text ?? ''));
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
+        return query.apply(this, args);
+      } as typeof client.query;
       try {
         const res = await h.api.post('/messages', {
           key: ana.key,
@@ -50,7 +51,7 @@ describe('posting', () => {
         });
         expect(res.status).toBe(201);
       } finally {
-        client.query = query;
+        client.query = query as typeof client.query;
       }
       // The membership with the author's name, then every write with the read of the recipients.
       expect(sent.slice(sent.indexOf('begin') + 1, sent.indexOf('commit'))).toHaveLength(2);
