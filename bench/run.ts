@@ -26,6 +26,8 @@ import * as web from './lib/runner/web.ts';
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The warm-up time one read scenario may use before the load (see step 2 of `main`). */
+const WARMUP_BUDGET_MS = 5000;
 
 /** Sends one request of a scenario outside the load, for checks and warm-up. */
 async function send(url: string, request: LoadRequest): Promise<{ status: number; body: string }> {
@@ -180,11 +182,18 @@ async function main(): Promise<number> {
     }
 
     // 2. Warm-up: a few rounds of every read, then the raw SQL timings, then 2 s of quiet: idle RSS.
+    // A read stops warming up after WARMUP_BUDGET_MS (two rounds at least): at x10 a PostgreSQL
+    // search takes seconds, and twenty rounds of each held the run for minutes.
     const rounds = options.smoke ? 5 : 20;
+    const warmedMs = new Map<string, number>();
     for (let i = 0; i < rounds; i += 1) {
       for (const scenario of reads) {
         const request = scenario.requests[i % scenario.requests.length];
-        if (request !== undefined) await send(server.url, request);
+        const spent = warmedMs.get(scenario.name) ?? 0;
+        if (request === undefined || (i >= 2 && spent > WARMUP_BUDGET_MS)) continue;
+        const t0 = performance.now();
+        await send(server.url, request);
+        warmedMs.set(scenario.name, spent + performance.now() - t0);
       }
     }
     const rawMs = new Map<string, number>();
