@@ -10,7 +10,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { recipientId } from '../../../server/dist/features/inbox/ids.js';
 import { firstUrlInText } from '../../../server/dist/lib/urls.js';
-import { tsqueryText } from '../../../server/dist/search/postgres-fts.js';
+import { SEARCH_WORK_MEM, tsqueryText } from '../../../server/dist/search/postgres-fts.js';
 import { ftsQuery } from '../../../server/dist/search/sqlite-fts.js';
 import { parseSearchTerms } from '../../../server/dist/search/terms.js';
 import type { DbKind, Manifest } from './types.ts';
@@ -56,6 +56,8 @@ export async function openRawDb(manifest: Manifest): Promise<RawDb> {
     const client = new pg.Client({ connectionString: manifest.databaseUrl });
     await client.connect();
     await client.query('set default_transaction_read_only = on');
+    // The server runs its search with this much work_mem (postgres-fts.ts); the other reads need less.
+    await client.query(`set work_mem = '${SEARCH_WORK_MEM}'`);
     return {
       dialect: 'postgres',
       async all(sql, params = []) {
