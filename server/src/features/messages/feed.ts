@@ -14,21 +14,16 @@ import {
   frontPageIds,
   lineageOf,
   memberFrontAndPins,
-  memberFrontCount,
   previewsOf,
   unreadTargets,
 } from './queries.js';
 import { messageAnswer, reactionSummariesOf } from './service.js';
 
-/** The group's front message count, once the caller may see the group (404 otherwise, §1.8). */
-async function requireMember(db: Tx, groupId: string, user: UserRow): Promise<number> {
-  const found = await memberFrontCount(db, groupId, user.id);
-  if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
-  return found.frontCount;
-}
-
-/** `requireMember`, with the group's pinned ids in pin order, read in the same statement. */
-async function requireMemberWithPins(
+/**
+ * The group's front message count and its pinned ids in pin order, once the caller may see the
+ * group (404 otherwise, §1.8): one statement.
+ */
+async function requireMember(
   db: Tx,
   groupId: string,
   user: UserRow,
@@ -47,7 +42,7 @@ export async function groupPage(ctx: AppContext, user: UserRow, groupId: string,
   if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
   const db = ctx.db.kysely;
   // The pins are shown only once membership is confirmed.
-  const { totalItems, pinned } = await requireMemberWithPins(db, groupId, user);
+  const { totalItems, pinned } = await requireMember(db, groupId, user);
   const size = LIMITS.groupPageSize;
   const start = Number(rawPage) * size;
   const pinnedHere = pinned.slice(start, start + size);
@@ -177,7 +172,7 @@ export async function groupFeed(
 ): Promise<{ messages: FeedItem[]; totalItems: number; nextCursor: string | null }> {
   const { limit, after } = parseFeedQuery(query);
   const db = ctx.db.kysely;
-  const { totalItems, pinned } = await requireMemberWithPins(db, groupId, user);
+  const { totalItems, pinned } = await requireMember(db, groupId, user);
 
   const rows = await frontMessagesAfter(db, groupId, after, limit + 1, pinned);
   const shown = rows.slice(0, limit);
@@ -189,7 +184,7 @@ export async function groupFeed(
 /** GET /api/groups/{id}/random (docs/api §5.5): a front message picked uniformly; null when none. */
 export async function randomMessage(ctx: AppContext, user: UserRow, groupId: string): Promise<Message | null> {
   const db = ctx.db.kysely;
-  const total = await requireMember(db, groupId, user);
+  const { totalItems: total } = await requireMember(db, groupId, user);
   if (total === 0) return null;
   const offset = Math.floor(Math.random() * total);
   const id = await frontMessageIdAt(db, groupId, offset);

@@ -227,32 +227,8 @@ export function frontMessagesQuery(db: Q, groupId: string) {
     .orderBy('id', 'desc');
 }
 
-const memberFrontRow = prepared((db, groupId: string, userId: string) =>
-  db
-    .selectFrom('groups as g')
-    .innerJoin('memberships as m', 'm.group_id', 'g.id')
-    .select(['g.front_count', 'm.group_id', 'm.user_id'])
-    .where('g.id', '=', groupId)
-    .where('m.user_id', '=', userId),
-);
-
-/**
- * The user's membership of a group and the number of its front messages, from the count its
- * triggers keep (migration 0009); undefined when the user is not a member. One query answers both,
- * because every group page and feed request needs both.
- */
-export async function memberFrontCount(
-  db: Q,
-  groupId: string,
-  userId: string,
-): Promise<{ membership: Membership; frontCount: number } | undefined> {
-  const [row] = await memberFrontRow(db, groupId, userId);
-  if (row === undefined) return undefined;
-  return { membership: { group_id: row.group_id, user_id: row.user_id }, frontCount: Number(row.front_count) };
-}
-
 // The group's row with two scalar subqueries: the caller's membership and the pinned ids in pin
-// order. SQLite ran the join of `memberFrontRow` and the pins' own statement in about 18 µs, this
+// order. SQLite ran a join of groups and memberships and the pins' own statement in about 18 µs, this
 // in about 3 (benchmark's full data; the join's plan is the same, its cost not), and on PostgreSQL
 // it is one round trip instead of two. Ids hold no commas.
 const memberFrontPinsRow = prepared((db, groupId: string, userId: string) =>
@@ -278,7 +254,7 @@ const memberFrontPinsRow = prepared((db, groupId: string, userId: string) =>
 
 /**
  * What every group page and feed request reads first, in one statement: the user's membership of
- * the group, the number of its front messages (`memberFrontCount`) and the ids of its pinned
+ * the group, the number of its front messages (the count its triggers keep, migration 0009) and the ids of its pinned
  * messages in pin order (index messages_group_pins, at most LIMITS.pinsPerGroup); undefined when the
  * user is not a member.
  */
@@ -435,22 +411,15 @@ export function findTitleSources(
   return db.selectFrom('messages').select(['id', 'title', 'text', 'is_in_front']).where('id', 'in', ids).execute();
 }
 
-/** Writes a new message row. */
-export async function insertMessage(db: Q, message: MessageRow): Promise<void> {
-  await insertMessageQuery(db, message).execute();
-}
-
 /** The insert of a message row, for a chain of writes (db/postgres-chain.ts). */
 export function insertMessageQuery(db: Q, message: MessageRow) {
   return db.insertInto('messages').values(message);
 }
 
-/** Sets the last activity date of the messages of `ids` (a thread moving up, docs/api §10.2). */
-export async function touchMessages(db: Q, ids: string[], now: number): Promise<void> {
-  await touchMessagesQuery(db, ids, now).execute();
-}
-
-/** `touchMessages` as a statement, for a chain of writes. */
+/**
+ * The update of the last activity date of the messages of `ids` (a thread moving up, docs/api
+ * §10.2), for a chain of writes.
+ */
 export function touchMessagesQuery(db: Q, ids: string[], now: number) {
   return db.updateTable('messages').set({ last_activity_date: now }).where('id', 'in', ids);
 }
