@@ -15,7 +15,15 @@ import { readArgs } from './lib/runner/args.ts';
 import { measureBaseline } from './lib/runner/baseline.ts';
 import { runEvents } from './lib/runner/events.ts';
 import { runLoad, type LoadRequest } from './lib/runner/load.ts';
-import { list, openRawDb, rawScenarios, timeMedian, type RawAnswer, type RawDb } from './lib/runner/raw.ts';
+import {
+  list,
+  openRawDb,
+  rawScenarios,
+  timeMedian,
+  vacuumAfterCleanup,
+  type RawAnswer,
+  type RawDb,
+} from './lib/runner/raw.ts';
 import { emptyResult, fillRatios, formatTable, round } from './lib/runner/report.ts';
 import { deleteBenchPosts, loadScenarios, mixedScenario, type LoadScenario } from './lib/runner/scenarios.ts';
 import { startCluster } from './lib/runner/cluster.ts';
@@ -137,7 +145,10 @@ async function main(): Promise<number> {
     const rawByName = rawScenarios(manifest);
     // An interrupted earlier run may have left posts behind: they would sit on top of the feed.
     const leftovers = await deleteBenchPosts(server.url, raw, manifest);
-    if (leftovers.found > 0) log(`deleted ${leftovers.deleted} posts an earlier run left behind`);
+    if (leftovers.found > 0) {
+      log(`deleted ${leftovers.deleted} posts an earlier run left behind`);
+      await vacuumAfterCleanup(manifest);
+    }
 
     // 1. Each read scenario answers as expected, and its raw SQL finds the same ids as the API.
     let feedBytes: number | null = null;
@@ -385,6 +396,7 @@ async function main(): Promise<number> {
         const t0 = performance.now();
         await settle(server.url, pauseMs);
         const { found, deleted, failed } = await deleteBenchPosts(server.url, raw, manifest);
+        if (found > 0) await vacuumAfterCleanup(manifest);
         cleanup = { deleted, failed, seconds: round((performance.now() - t0) / 1000, 1) ?? 0 };
         if (found > 0) log(`deleted the ${deleted} messages the run posted (${cleanup.seconds} s)`);
         if (failed > 0) warn(`${failed} posted messages could not be deleted`);
