@@ -82,13 +82,39 @@ describe('useLiveEvents', { timeout: 60_000 }, () => {
     expect(server.calls).toHaveLength(1);
   });
 
+  it('reads again, once, what the screens read before the first stream opened', async () => {
+    // Read by the page load before the stream was open: a post made in between reached no stream.
+    client.setQueryData(keys.feed('g'), { pages: [], pageParams: [] });
+    client.setQueryData(keys.notifications, []);
+    render(shell('/groups/g'));
+    await until(() => server.calls.length === 1);
+    server.last.send('retry: 5000\n\n');
+    await until(() => client.getQueryState(keys.feed('g'))?.isInvalidated === true);
+    expect(client.getQueryState(keys.notifications)?.isInvalidated).toBe(true);
+
+    // Read again; the stream drops and resumes where it stopped: the server replays, nothing is re-read.
+    client.setQueryData(keys.feed('g'), { pages: [], pageParams: [] });
+    server.last.send('id: 5\nevent: ping\ndata: {}\n\n');
+    server.last.end();
+    await act(() => vi.advanceTimersByTimeAsync(10_000));
+    await until(() => server.calls.length === 2);
+    expect(server.last.headers['Last-Event-ID']).toBe('5');
+    server.last.send('retry: 5000\n\n');
+    await act(() => vi.advanceTimersByTimeAsync(100));
+    expect(client.getQueryState(keys.feed('g'))?.isInvalidated).toBe(false);
+  });
+
   it("re-reads the user's groups, the group and open messages when another member renames a group", async () => {
     client.setQueryData(keys.me, me);
     client.setQueryData(keys.group('g'), { id: 'g' });
     client.setQueryData(keys.group('other'), { id: 'other' });
-    client.setQueryData(keys.message('m1'), { id: 'm1' });
+    client.setQueryData(keys.notifications, []);
     render(shell('/groups/g'));
     await until(() => server.calls.length === 1);
+    // The open message is read after the first stream's catch-up, which would mark it too.
+    server.last.send('retry: 5000\n\n');
+    await until(() => client.getQueryState(keys.notifications)?.isInvalidated === true);
+    client.setQueryData(keys.message('m1'), { id: 'm1' });
     const rename: Notification = {
       id: 'n1',
       entityType: 'notification',

@@ -52,6 +52,25 @@ export function withPin(message: Message, card: Pick<MessagePreview, 'pinnedInGr
   };
 }
 
+/**
+ * Applies a live event to a cached list (a feed, the notifications). A read of that list still in
+ * flight may have been answered before the event's write and would land after it, putting the list
+ * back as it was (it happened on every page load, whose first stream re-reads the screens): that
+ * read is replaced by one made now, after the write.
+ */
+function applyToList<T>(
+  client: QueryClient,
+  queryKey: readonly unknown[],
+  update: (data: T | undefined) => T | undefined,
+) {
+  const reading = client.isFetching({ queryKey, exact: true }) > 0;
+  client.setQueryData<T>(queryKey, update);
+  if (reading) void client.invalidateQueries({ queryKey, exact: true });
+}
+
+/** Reload what the screens show (the server's `resync`, or the catch-up of a first stream). */
+const RESYNC: StreamEvent = { id: null, event: 'resync', data: '{}' };
+
 function apply(client: QueryClient, event: StreamEvent): void {
   if (event.event === 'resync') {
     void client.invalidateQueries({ queryKey: keys.notifications });
@@ -69,7 +88,7 @@ function apply(client: QueryClient, event: StreamEvent): void {
   switch (live.event) {
     case 'notification': {
       const notification = live.data;
-      client.setQueryData<Notification[]>(keys.notifications, (list) =>
+      applyToList<Notification[]>(client, keys.notifications, (list) =>
         list === undefined ? list : [notification, ...list.filter((n) => n.id !== notification.id)],
       );
       const group = notification.fromGroup;
@@ -88,9 +107,9 @@ function apply(client: QueryClient, event: StreamEvent): void {
     case 'message': {
       // A live card is whole (never truncated), and nothing in it is unread by this user yet.
       const card: FeedItem = { ...live.data, truncated: false, unread: false };
-      client.setQueryData<FeedData>(keys.feed(card.group.id), (feed) => putCardOnTop(feed, card));
+      applyToList<FeedData>(client, keys.feed(card.group.id), (feed) => putCardOnTop(feed, card));
       // The all-groups feed shows it too (the server sends only events of the user's groups).
-      client.setQueryData<FeedData>(keys.allFeed, (feed) => putCardOnTop(feed, card));
+      applyToList<FeedData>(client, keys.allFeed, (feed) => putCardOnTop(feed, card));
       break;
     }
     case 'pin': {
@@ -165,12 +184,22 @@ function connect(apiKey: string, client: QueryClient): Connection {
   setLiveConnected(false);
   const name = channelNameOf(apiKey);
   const presence = startPushPresence(name, apiKey, client);
+  let caughtUp = false;
   const stop = openSharedEventStream({
     name,
     getKey: () => apiKey,
     onEvent: (event) => apply(client, event),
-    onResync: () => apply(client, { id: null, event: 'resync', data: '{}' }),
-    onStatus: setLiveConnected,
+    onResync: () => apply(client, RESYNC),
+    onStatus: (connected) => {
+      setLiveConnected(connected);
+      // A first stream replays nothing, and what the screens read before it opened (the feed of
+      // this page load, say) misses whatever was posted in between: it is read again, once.
+      // Later reopenings resume with Last-Event-ID, or resync when they cannot.
+      if (connected && !caughtUp) {
+        caughtUp = true;
+        apply(client, RESYNC);
+      }
+    },
     onLeaderStatus: presence.setReporting,
     // As for any API call: a key that stopped working sends the user back to login (unless this
     // tab has a new key by now, from a reset made here).
