@@ -426,12 +426,7 @@ export function touchMessagesQuery(db: Q, ids: string[], now: number) {
 
 /** Sets the last activity date of a group (docs/api §10.2). */
 export async function touchGroup(db: Q, groupId: string, now: number): Promise<void> {
-  await touchGroupQuery(db, groupId, now).execute();
-}
-
-/** `touchGroup` as a statement, for a chain of writes. */
-export function touchGroupQuery(db: Q, groupId: string, now: number) {
-  return db.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId);
+  await db.updateTable('groups').set({ last_activity_date: now }).where('id', '=', groupId).execute();
 }
 
 /** Who is posting: their membership of the group, the group's name and their current name. */

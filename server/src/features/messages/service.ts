@@ -55,7 +55,6 @@ import {
   setMessageFiles,
   threadIds,
   touchGroup,
-  touchGroupQuery,
   touchMessagesQuery,
   updateMessageRow,
   type MessageView,
@@ -279,13 +278,12 @@ export async function createMessage(ctx: AppContext, user: UserRow, body: Body):
     // Its card picture, without files, is the preview of its first URL: a job of this transaction,
     // queued before the group's row is locked below.
     if (files.length === 0) await queueLinkPreview(ctx, tx, effects, data.text);
-    // These lock the thread's rows (and the group's) until the commit on PostgreSQL: every reply to
-    // the thread waits for that lock, so they go in the transaction's last statements, not its first
-    // (bench/README.md, posting on PostgreSQL). A reply moves its whole thread up on the group page
-    // (docs/api §10.2). PostgreSQL moves the group up at the commit, where every post to the group
-    // waits for it for the commit only (migration 0028).
+    // This locks the thread's rows until the commit on PostgreSQL: every reply to the thread waits
+    // for that lock, so it goes in the transaction's last statements, not its first (bench/README.md,
+    // posting on PostgreSQL). A reply moves its whole thread up on the group page (docs/api §10.2).
+    // The group moves up in the schema's trigger (migrations 0028, 0029); on PostgreSQL at the
+    // commit, where every post to the group waits for it for the commit only.
     if (ancestors.length > 0) await writes.write(touchMessagesQuery(tx, ancestors, now));
-    if (ctx.db.dialect === 'sqlite') await writes.write(touchGroupQuery(tx, groupId, now));
     // The members' notifications, then the post or reply itself: the order their live events go in.
     const mentioned = new Set(mentions.map((m) => m.userId));
     await notifyNewMessage(ctx, tx, effects, writes, user, message, parent, now, mentioned);
