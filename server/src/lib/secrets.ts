@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 /** 256 random bits as 43 base64url characters: API keys, public-link tokens, reset keys. */
 export function randomToken(): string {
@@ -10,9 +19,26 @@ export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
+/**
+ * The HMAC key of each secret, made once: a string secret is imported again by every createHmac,
+ * and reads sign many values (each picture of a feed, every public answer twice). A process has one
+ * secret, tests a few.
+ */
+const hmacKeys = new Map<string, KeyObject>();
+
+function hmacKey(secret: string): KeyObject {
+  let key = hmacKeys.get(secret);
+  if (key === undefined) {
+    if (hmacKeys.size >= 16) hmacKeys.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** HMAC-SHA-256 as base64url, for signed URLs and tokens. */
 export function hmac(secret: string, value: string): string {
-  return createHmac('sha256', secret).update(value).digest('base64url');
+  return createHmac('sha256', hmacKey(secret)).update(value).digest('base64url');
 }
 
 /** Constant-time comparison of two strings. */

@@ -32,9 +32,27 @@ function sign(ctx: Keyed, payload: string): string {
   return hmac(ctx.config.secretKey, `public|${payload}`).slice(0, 32);
 }
 
+/**
+ * The tags of the tokens seen lately, per configuration (so per secret). A shared link is opened
+ * again and again, and its tag is one of the two HMACs of every public answer.
+ */
+const recentTags = new WeakMap<Keyed['config'], Map<string, string>>();
+const RECENT_TAGS = 1024;
+
 /** The digest a grant keeps of a public token (the token itself never goes into the cookie). */
 export function linkTag(ctx: Keyed, token: string): string {
-  return hmac(ctx.config.secretKey, `public-link|${token}`).slice(0, 16);
+  let tags = recentTags.get(ctx.config);
+  if (tags === undefined) {
+    tags = new Map();
+    recentTags.set(ctx.config, tags);
+  }
+  let tag = tags.get(token);
+  if (tag === undefined) {
+    tag = hmac(ctx.config.secretKey, `public-link|${token}`).slice(0, 16);
+    if (tags.size >= RECENT_TAGS) tags.clear();
+    tags.set(token, tag);
+  }
+  return tag;
 }
 
 /** The cookie value: `<messageId>:<link>:<issuedAt>` joined by `~`, then `.` and the signature. */
