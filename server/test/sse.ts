@@ -135,9 +135,9 @@ export function serve(t: () => TestApp) {
     base = `http://127.0.0.1:${(t().app.server.address() as AddressInfo).port}/api`;
   };
 
-  const request = (key: string | undefined, headers: Record<string, string> = {}) => {
+  const request = (key: string | undefined, headers: Record<string, string> = {}, query = '') => {
     const controller = new AbortController();
-    const promise = fetch(`${base}/events`, {
+    const promise = fetch(`${base}/events${query}`, {
       headers: { ...(key !== undefined ? { 'x-auth-token': key } : {}), ...headers },
       signal: controller.signal,
     });
@@ -145,8 +145,8 @@ export function serve(t: () => TestApp) {
   };
 
   /** Opens a stream and reads its first frame, `retry: 5000`: from then on the server knows it. */
-  const open = async (key: string, headers: Record<string, string> = {}): Promise<EventReader> => {
-    const { controller, promise } = request(key, headers);
+  const open = async (key: string, headers: Record<string, string> = {}, query = ''): Promise<EventReader> => {
+    const { controller, promise } = request(key, headers, query);
     const response = await promise;
     if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
     const reader = new EventReader(response, controller);
@@ -157,8 +157,8 @@ export function serve(t: () => TestApp) {
   };
 
   /** An answer that is not a stream, read whole. */
-  const refused = async (key: string | undefined, headers: Record<string, string> = {}) => {
-    const { promise } = request(key, headers);
+  const refused = async (key: string | undefined, headers: Record<string, string> = {}, query = '') => {
+    const { promise } = request(key, headers, query);
     const response = await promise;
     return {
       status: response.status,

@@ -587,6 +587,14 @@ export const endpoints = table({
     summary: 'Live events (Server-Sent Events): notifications, posts, comments, file changes',
     tag: 'events',
     auth: 'key',
+    query: Type.Object({
+      device: Type.Optional(
+        Type.String({
+          description:
+            'the browser’s presence id (`PUT /api/me/presence`, 1 to 64 of [A-Za-z0-9_-]): when its last open stream closes, the server forgets that the browser had Kith in front',
+        }),
+      ),
+    }),
     response: {
       200: Type.Unsafe<string>({
         description:
@@ -594,7 +602,7 @@ export const endpoints = table({
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       }),
     },
-    errors: [429],
+    errors: [400, 429],
   },
 });
 

@@ -4,6 +4,7 @@ import { vi } from 'vitest';
 
 /** One request the client made to /api/events, and the stream answering it. */
 export interface StreamCall {
+  url: string;
   headers: Record<string, string>;
   /** Writes text on this stream (when it was answered with one). */
   send(text: string): void;
@@ -20,7 +21,7 @@ export type Answer = { status: number; body?: unknown; headers?: Record<string, 
 export class FakeEventServer {
   readonly calls: StreamCall[] = [];
   private readonly answers: Answer[] = [];
-  readonly fetch = vi.fn((_url: string, init: RequestInit) => this.answer(init));
+  readonly fetch = vi.fn((url: string, init: RequestInit) => this.answer(url, init));
 
   /** Answers the next request with `answer` instead of a stream. */
   queue(answer: Answer): void {
@@ -34,11 +35,12 @@ export class FakeEventServer {
     return call;
   }
 
-  private answer(init: RequestInit): Promise<Response> {
+  private answer(url: string, init: RequestInit): Promise<Response> {
     const encoder = new TextEncoder();
     let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
     let open = true;
     const call: StreamCall = {
+      url,
       headers: { ...(init.headers as Record<string, string>) },
       aborted: false,
       send: (text) => {

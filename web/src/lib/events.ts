@@ -96,6 +96,11 @@ export interface StreamOptions {
   lastEventId?: string | null;
   /** Another tab held the stream before: events may have been missed if there is no id to resume from. */
   resuming?: boolean;
+  /**
+   * This browser's presence id (features/push/presence.ts): when the browser's last stream closes,
+   * the server forgets that Kith was in front, even if the page's last report never arrived.
+   */
+  device?: string;
   /** The jitter's random source (tests). */
   random?: () => number;
 }
@@ -184,7 +189,12 @@ export function openEventStream(options: StreamOptions): () => void {
     let openedAt: number | null = null;
     let displaced = false;
     try {
-      const response = await fetch(appPath('/api/events'), { headers, signal: controller.signal, cache: 'no-store' });
+      const query = options.device === undefined ? '' : `?device=${encodeURIComponent(options.device)}`;
+      const response = await fetch(appPath(`/api/events${query}`), {
+        headers,
+        signal: controller.signal,
+        cache: 'no-store',
+      });
       if (response.status === 401) {
         // The key stopped working (reset elsewhere, account deleted or disabled): sign out, as every API call does.
         const code = await errorCode(response);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../../test/client.js';
 import { expectError, UUID_V4, PREVIEW_KEYS } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
@@ -272,6 +272,49 @@ describe('live event stream (docs/api §11.4)', () => {
     expect(res.status, res.text).toBe(204);
     await stream.ended();
     expect(eventStreamsOf(t.ctx)?.countOf(ana.user.id)).toBe(0);
+  });
+
+  it("forgets a browser's presence when its last stream closes, and refuses a malformed device", async () => {
+    const ana = await user();
+    const report = async (device: string) => {
+      const res = await api.put('/me/presence', { key: ana.key, body: { device, focused: true } });
+      expect(res.status, res.text).toBe(204);
+    };
+    const present = async () =>
+      (
+        await t.ctx.db.kysely
+          .selectFrom('push_presence')
+          .select('device')
+          .where('user_id', '=', ana.user.id)
+          .orderBy('device')
+          .execute()
+      ).map((row) => row.device);
+    const open = () => eventStreamsOf(t.ctx)?.countOf(ana.user.id);
+    await report('phone');
+    await report('desk');
+    await report('tablet');
+    // A tab reloading: for a moment its browser has two streams.
+    const phone = await server.open(ana.key, {}, '?device=phone');
+    const reloaded = await server.open(ana.key, {}, '?device=phone');
+    const desk = await server.open(ana.key, {}, '?device=desk');
+    const unnamed = await server.open(ana.key);
+
+    phone.close();
+    await vi.waitFor(() => expect(open()).toBe(3));
+    unnamed.close();
+    await vi.waitFor(() => expect(open()).toBe(2));
+    expect(await present()).toEqual(['desk', 'phone', 'tablet']);
+
+    // The browser went without a word (closed, killed, its last report lost): the server forgets it.
+    desk.close();
+    await vi.waitFor(async () => expect(await present()).toEqual(['phone', 'tablet']));
+    reloaded.close();
+    await vi.waitFor(async () => expect(await present()).toEqual(['tablet']));
+
+    for (const query of ['?device=a%20b', `?device=${'x'.repeat(65)}`, '?device=a&device=b']) {
+      expectError(await server.refused(ana.key, {}, query), 400, 'invalid_field');
+    }
+    expect(open()).toBe(0);
   });
 
   it('does not refuse a person who reloads often: 40 opens within a minute all get a stream', async () => {

@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { route } from '../../http/route.js';
 import type { AppContext } from '../../context.js';
 import { Throttle } from '../../lib/throttles.js';
+import { invalidField } from '../../lib/errors.js';
+import { forgetPresence, isDeviceId } from '../push/service.js';
 import { receivableBy, recipientsOf } from './audience.js';
 import { REPLAY_LIMITS, type PublishedEvent } from '../../events/event-bus.js';
 import { presentFrame, sseFrame } from './present.js';
@@ -97,6 +99,8 @@ class Stream {
 
   constructor(
     readonly userId: string,
+    /** The browser's presence id, when it gave one (`?device=`). */
+    readonly device: string | null,
     private readonly res: ServerResponse,
     private readonly maxBufferedBytes: number,
     private readonly onClose: (stream: Stream) => void,
@@ -218,7 +222,13 @@ export class EventStreams {
   }
 
   /** Starts a stream on a hijacked reply: headers, `retry`, then replay or resync, then live events. */
-  open(userId: string, request: FastifyRequest, reply: FastifyReply, lastEventId: LastEventId): void {
+  open(
+    userId: string,
+    device: string | null,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    lastEventId: LastEventId,
+  ): void {
     const res = reply.raw;
     // The headers the app's hooks already set (X-Request-Id, nosniff, Referrer-Policy, CORS).
     for (const [name, value] of Object.entries(reply.getHeaders())) {
@@ -229,7 +239,7 @@ export class EventStreams {
     // Small frames leave at once. (The socket is missing under app.inject, which cannot stream anyway.)
     (request.raw.socket as Socket | undefined)?.setNoDelay(true);
 
-    const stream = new Stream(userId, res, this.options.maxBufferedBytes, (s) => this.forget(s));
+    const stream = new Stream(userId, device, res, this.options.maxBufferedBytes, (s) => this.forget(s));
     res.on('close', () => stream.close());
     res.on('error', () => stream.close());
     if (this.shuttingDown) {
@@ -286,6 +296,15 @@ export class EventStreams {
     streams.splice(index, 1);
     if (streams.length === 0) this.byUser.delete(stream.userId);
     this.openCount -= 1;
+    // Its browser reports presence only while a stream is open (web: features/push/presence.ts).
+    // Another stream of the same browser here (a tab reloading) still speaks for it; one on another
+    // process is not known here, and that browser's next report restores what this removes.
+    const device = stream.device;
+    if (device !== null && !streams.some((other) => other.device === device)) {
+      forgetPresence(this.ctx, stream.userId, device).catch((error: unknown) =>
+        this.ctx.log.error({ err: error }, 'could not forget a closed stream’s presence'),
+      );
+    }
     if (this.openCount === 0) {
       clearInterval(this.pingTimer);
       this.pingTimer = undefined;
@@ -425,8 +444,12 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext, options: Part
       // Errors before the stream starts answer in the JSON envelope.
       await new Throttle(ctx.limiter, 'streamsPerUser', user.id).take();
       const lastEventId = readLastEventId(request);
+      const device = request.query.device;
+      if (device !== undefined && !isDeviceId(device)) {
+        throw invalidField('device', 'The device must be 1 to 64 letters, digits, _ or -');
+      }
       reply.hijack();
-      streams.open(user.id, request, reply, lastEventId);
+      streams.open(user.id, device ?? null, request, reply, lastEventId);
     },
     { head: false },
   );

@@ -133,6 +133,20 @@ export async function removePushSubscription(ctx: AppContext, user: UserRow, raw
 
 const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** Whether `value` is a browser's presence id: 1 to 64 of [A-Za-z0-9_-]. */
+export function isDeviceId(value: unknown): value is string {
+  return typeof value === 'string' && DEVICE_ID.test(value);
+}
+
+/**
+ * A browser's last live stream closed: it no longer has Kith in front, whether or not its last
+ * report ("not focused", sent as the page goes) arrived. A closed tab, a killed browser or a lost
+ * report would otherwise hold the user's pushes back for the 90 seconds a report counts.
+ */
+export async function forgetPresence(ctx: AppContext, userId: string, device: string): Promise<void> {
+  await deletePresence(ctx.db.kysely, userId, device);
+}
+
 /**
  * PUT /api/me/presence: a browser reports Kith in front of the caller (counted for 90 seconds)
  * or no longer (forgotten at once). Pushes wait while any report of theirs is current.
@@ -140,7 +154,7 @@ const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export async function reportPresence(ctx: AppContext, user: UserRow, body: Body): Promise<void> {
   const device = body.string('device');
   if (device === undefined) throw missingField('device');
-  if (!DEVICE_ID.test(device)) throw invalidField('device', 'The device must be 1 to 64 letters, digits, _ or -');
+  if (!isDeviceId(device)) throw invalidField('device', 'The device must be 1 to 64 letters, digits, _ or -');
   const focused = body.boolean('focused');
   if (focused === undefined) throw missingField('focused');
   const now = ctx.clock.now();

@@ -7,6 +7,7 @@ import type { Notification } from '@kith/common';
 import { keys } from '../../api/queries';
 import { me } from '../../test/fixtures';
 import { RELEASE_AFTER_MS, useLiveEvents } from './useLiveEvents';
+import { deviceId } from '../push/presence';
 
 function Shell({ apiKey }: { apiKey: string | null }) {
   useLiveEvents(apiKey);
@@ -60,6 +61,12 @@ describe('useLiveEvents', { timeout: 60_000 }, () => {
     await act(() => vi.advanceTimersByTimeAsync(10 * RELEASE_AFTER_MS));
     expect(server.calls).toHaveLength(1);
     expect(server.last.aborted).toBe(false);
+  });
+
+  it("names this browser's presence id on the stream, so the server forgets its presence when the stream ends", async () => {
+    render(shell('/groups/a'));
+    await until(() => server.calls.length === 1);
+    expect(server.last.url).toBe(`/api/events?device=${deviceId()}`);
   });
 
   it('lets the stream go a few seconds after the shell is gone for good', async () => {

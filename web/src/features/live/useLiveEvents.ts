@@ -10,7 +10,7 @@ import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
 import { showAlert } from '../../lib/notify';
 import { applyReactions, summariesFor } from '../messages/reactionCache';
 import { firstUnpinnedIndex } from '../pins/pinnedFirst';
-import { startPushPresence } from '../push/presence';
+import { deviceId, startPushPresence } from '../push/presence';
 import { resetLiveStatus, setLiveConnected } from './liveStatus';
 import { channelNameOf, openSharedEventStream } from './sharedStream';
 
@@ -187,6 +187,7 @@ function connect(apiKey: string, client: QueryClient): Connection {
   let caughtUp = false;
   const stop = openSharedEventStream({
     name,
+    device: deviceId(),
     getKey: () => apiKey,
     onEvent: (event) => apply(client, event),
     onResync: () => apply(client, RESYNC),
