@@ -156,6 +156,28 @@ async function linkPreviewsOf(db: RawDb, messages: Row[]): Promise<Row[]> {
   );
 }
 
+/** Mirrors `reactionViewsOf` (features/messages/queries.ts), read by `reactionSummariesOf`. */
+function reactionsOf(db: RawDb, ids: string[]): Promise<Row[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.all(
+    `select r.id, r.message_id, r.user_id, u.name as user_name, r.emoji
+     from reactions as r inner join users as u on u.id = r.user_id
+     where r.message_id in (?) order by r.created_at, r.id`,
+    [list(ids)],
+  );
+}
+
+/** Mirrors `mentionViewsOf` (features/messages/queries.ts), read by `mentionsOf`. */
+function mentionsOf(db: RawDb, ids: string[]): Promise<Row[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.all(
+    `select x.message_id, x.user_id, u.name as user_name, x.written_name
+     from mentions as x inner join users as u on u.id = x.user_id
+     where x.message_id in (?) order by x.message_id, x.position`,
+    [list(ids)],
+  );
+}
+
 /** Mirrors `previewsOf` (features/messages/queries.ts): first files, then link previews of the rest. */
 async function previewsOf(db: RawDb, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
@@ -210,7 +232,8 @@ async function groupPage(db: RawDb, groupId: string, userId: string): Promise<Ra
 
 /**
  * Mirrors `groupFeed` (features/messages/feed.ts) without a cursor: `memberFrontAndPins`, the page
- * (30 + 1), the cards (`findMessageViews`), `childCounts`, `unreadThreadIds` and `previewsOf`.
+ * (30 + 1), the cards (`findMessageViews`), `childCounts`, `unreadThreadIds`, `previewsOf`, and
+ * the cards' reactions and mentions.
  */
 async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
   const total = await memberFrontAndPins(db, groupId, userId);
@@ -240,15 +263,22 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
     [userId, 0, groupId, groupId, ...afterReadParams, ...afterReadParams, list(['new_message', 'new_comment']), 1000],
   );
   await previewsOf(db, shown);
+  await reactionsOf(db, shown);
+  await mentionsOf(db, shown);
   return { ids: shown, total };
 }
 
-/** Mirrors `messageAnswer` (features/messages/service.ts): the view, its children, files and link preview. */
+/**
+ * Mirrors `messageAnswer` (features/messages/service.ts): the view, its children, files, link
+ * preview, reactions and mentions.
+ */
 async function messageDetail(db: RawDb, id: string): Promise<RawAnswer> {
   const views = await messageViews(db, [id]);
   const children = await childrenOf(db, [id]);
   await filesOfMessages(db, [id]);
   await linkPreviewsOf(db, views);
+  await reactionsOf(db, [id]);
+  await mentionsOf(db, [id]);
   return { ids: ids(children) };
 }
 
@@ -439,10 +469,12 @@ async function bookmarks(db: RawDb, userId: string, limit: number): Promise<RawA
   await messageViews(db, messageIds);
   await childCounts(db, messageIds);
   await previewsOf(db, messageIds);
+  await reactionsOf(db, messageIds);
+  await mentionsOf(db, messageIds);
   return { ids: ids(rows) };
 }
 
-/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the view by token, files, link preview. */
+/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the view by token, files, link preview, reactions. */
 async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
   const views = await db.all(
     `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
@@ -456,6 +488,7 @@ async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
   if (found.length === 0) return { ids: [] };
   await filesOfMessages(db, found);
   await linkPreviewsOf(db, views);
+  await reactionsOf(db, found);
   return { ids: found };
 }
 
