@@ -298,9 +298,11 @@ export class EventStreams {
     this.openCount -= 1;
     // Its browser reports presence only while a stream is open (web: features/push/presence.ts).
     // Another stream of the same browser here (a tab reloading) still speaks for it; one on another
-    // process is not known here, and that browser's next report restores what this removes.
+    // process is not known here, and that browser's next report restores what this removes. At
+    // shutdown nothing is written: the database closes next, and the browsers report again wherever
+    // they reconnect.
     const device = stream.device;
-    if (device !== null && !streams.some((other) => other.device === device)) {
+    if (!this.shuttingDown && device !== null && !streams.some((other) => other.device === device)) {
       forgetPresence(this.ctx, stream.userId, device).catch((error: unknown) =>
         this.ctx.log.error({ err: error }, 'could not forget a closed stream’s presence'),
       );
@@ -441,13 +443,13 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext, options: Part
     app,
     'GET /api/events',
     async (request, reply, user) => {
-      // Errors before the stream starts answer in the JSON envelope.
-      await new Throttle(ctx.limiter, 'streamsPerUser', user.id).take();
-      const lastEventId = readLastEventId(request);
+      // Errors before the stream starts answer in the JSON envelope; a malformed request uses no open.
       const device = request.query.device;
       if (device !== undefined && !isDeviceId(device)) {
         throw invalidField('device', 'The device must be 1 to 64 letters, digits, _ or -');
       }
+      await new Throttle(ctx.limiter, 'streamsPerUser', user.id).take();
+      const lastEventId = readLastEventId(request);
       reply.hijack();
       streams.open(user.id, device ?? null, request, reply, lastEventId);
     },
