@@ -2,6 +2,7 @@
 // checked on every call (docs/api §13). Errors carry the server's stable `code`.
 import type { EndpointAnswer, EndpointBody, EndpointKey, EndpointParams, EndpointQuery } from '@kith/common';
 import { appPath } from './config';
+import { EVENT_ID_HEADER, noteAnswerEventId } from './eventClock';
 import { clearSession, getApiKey } from './session';
 
 /** An answer outside 2xx, or a network failure (status 0, code 'network_error'). */
@@ -52,6 +53,7 @@ async function send(method: string, path: string, body?: unknown, signal?: Abort
     if (signal?.aborted) throw error;
     throw new ApiError(0, 'network_error', error instanceof Error ? error.message : String(error));
   }
+  noteAnswerEventId(response.headers.get(EVENT_ID_HEADER));
   if (!response.ok) {
     const error = await errorOf(response);
     // A key that stopped working (reset on another device, account deleted or disabled by the

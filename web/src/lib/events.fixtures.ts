@@ -21,6 +21,8 @@ export type Answer = { status: number; body?: unknown; headers?: Record<string, 
 export class FakeEventServer {
   readonly calls: StreamCall[] = [];
   private readonly answers: Answer[] = [];
+  /** The `Kith-Event-Id` the next streams answer with (none when null). */
+  eventId: string | null = null;
   readonly fetch = vi.fn((url: string, init: RequestInit) => this.answer(url, init));
 
   /** Answers the next request with `answer` instead of a stream. */
@@ -73,7 +75,9 @@ export class FakeEventServer {
       );
     }
     const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
-    return Promise.resolve(new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream' } }));
+    const headers: Record<string, string> = { 'Content-Type': 'text/event-stream' };
+    if (this.eventId !== null) headers['Kith-Event-Id'] = this.eventId;
+    return Promise.resolve(new Response(stream, { status: 200, headers }));
   }
 }
 

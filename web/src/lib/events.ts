@@ -2,6 +2,7 @@
 // read with fetch() and parsed here; reconnection resumes with Last-Event-ID, waiting longer after
 // each failure. One browser shares one stream among its tabs: features/live/sharedStream.ts.
 import { appPath } from './config';
+import { EVENT_ID_HEADER } from './eventClock';
 
 export interface StreamEvent {
   id: string | null;
@@ -88,6 +89,8 @@ export interface StreamOptions {
   onEvent(event: StreamEvent): void;
   /** Called after a reconnection that may have missed events (the client should reload what it shows). */
   onResync?(): void;
+  /** Called when a stream opens, before `onStatus(true)`, with its `Kith-Event-Id` (docs/api §11.4). */
+  onOpen?(eventId: string | null): void;
   /** Called when the stream opens (true) and when it is lost (false). */
   onStatus?(connected: boolean): void;
   /** The server refused the key (401 `invalid_api_key`): the user must sign in again. */
@@ -220,6 +223,7 @@ export function openEventStream(options: StreamOptions): () => void {
       connectedBefore = true;
       wentOffline = false;
       lostAt = null;
+      options.onOpen?.(response.headers.get(EVENT_ID_HEADER));
       options.onStatus?.(true);
       const parser = new SseParser();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

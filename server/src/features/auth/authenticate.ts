@@ -7,6 +7,9 @@ import { refreshMediaCookie } from './media-cookie.js';
 import { recordActivity } from './queries.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
 
+/** The id of the newest live event when a request was read (also on the stream's answer). */
+export const EVENT_ID_HEADER = 'kith-event-id';
+
 // Keys are 43 characters (ours) or 36 (imported Zusam UUIDs); anything far longer is not a key.
 const MAX_KEY_LENGTH = 256;
 
@@ -21,7 +24,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
   app.decorateRequest('authProblem', 'missing');
   // Both hooks are synchronous (`done` style) and make a promise only for the work that needs one:
   // Fastify runs an async hook through a promise and a turn of the microtask queue, on every request.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers['x-auth-token'];
     const key = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
     if (key === '') {
@@ -38,7 +41,12 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
       if (user === undefined) request.authProblem = 'invalid';
       // Read with the key on every request, never cached: a disabled account is refused at once.
       else if (user.disabled_at !== null) request.authProblem = 'disabled';
-      else request.user = user;
+      else {
+        request.user = user;
+        // The newest live event as this read begins (docs/api §11.4): the client compares it with
+        // its first stream's, to know whether an event came between what it read and the stream.
+        if (request.method === 'GET') void reply.header(EVENT_ID_HEADER, String(ctx.events.lastId));
+      }
       done();
     }, done);
   });

@@ -274,6 +274,37 @@ describe('live event stream (docs/api §11.4)', () => {
     expect(eventStreamsOf(t.ctx)?.countOf(ana.user.id)).toBe(0);
   });
 
+  it('gives signed-in reads and each stream the newest event id, so a first stream knows what it missed', async () => {
+    const ana = await user('Ana');
+    const family = await buildGroup(t.ctx, { name: 'Family', members: [ana] });
+    const idOf = (headers: Record<string, unknown>) => Number(headers['kith-event-id']);
+    const read = await api.get('/me', { key: ana.key });
+    expect(read.status).toBe(200);
+    expect(idOf(read.headers)).toBe(t.ctx.events.lastId);
+    // Anonymous reads and writes say nothing.
+    expect((await api.get('/info')).headers['kith-event-id']).toBeUndefined();
+    const first = await post(ana, family, 'Before the stream');
+    await vi.waitFor(() => expect(t.ctx.events.lastId).toBeGreaterThan(idOf(read.headers)));
+
+    // The stream starts after the post: the read above is older, so its reader must read again.
+    const { controller, promise } = server.request(ana.key);
+    const response = await promise;
+    const reader = new EventReader(response, controller);
+    try {
+      const from = Number(response.headers.get('kith-event-id'));
+      expect(from).toBeGreaterThan(idOf(read.headers));
+      expect(from).toBe(t.ctx.events.lastId);
+      // A read now is as new as the stream: nothing in between.
+      expect(idOf((await api.get('/me', { key: ana.key })).headers)).toBe(from);
+      const second = await post(ana, family, 'After');
+      const seen = await reader.eventsUntil(isMessage(second.id));
+      expect(seen.some(isMessage(first.id))).toBe(false);
+      expect(seen.every((e) => e.id > from)).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
+
   it("forgets a browser's presence when its last stream closes, and refuses a malformed device", async () => {
     const ana = await user();
     const report = async (device: string) => {

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { Throttle } from '../../lib/throttles.js';
 import { invalidField } from '../../lib/errors.js';
 import { forgetPresence, isDeviceId } from '../push/service.js';
+import { EVENT_ID_HEADER } from '../auth/authenticate.js';
 import { receivableBy, recipientsOf } from './audience.js';
 import { REPLAY_LIMITS, type PublishedEvent } from '../../events/event-bus.js';
 import { presentFrame, sseFrame } from './present.js';
@@ -235,6 +236,9 @@ export class EventStreams {
       if (value !== undefined) res.setHeader(name, typeof value === 'number' ? String(value) : value);
     }
     for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
+    // Where this stream's live events start (registered below, in the same turn): a client whose
+    // earlier answers carry a lower id may have missed what came in between.
+    res.setHeader(EVENT_ID_HEADER, String(this.ctx.events.lastId));
     res.writeHead(200);
     // Small frames leave at once. (The socket is missing under app.inject, which cannot stream anyway.)
     (request.raw.socket as Socket | undefined)?.setNoDelay(true);

@@ -8,6 +8,7 @@ import { keys } from '../../api/queries';
 import { me } from '../../test/fixtures';
 import { RELEASE_AFTER_MS, useLiveEvents } from './useLiveEvents';
 import { deviceId } from '../push/presence';
+import { noteAnswerEventId, resetEventClock } from '../../lib/eventClock';
 
 function Shell({ apiKey }: { apiKey: string | null }) {
   useLiveEvents(apiKey);
@@ -45,6 +46,7 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   clearSession();
+  resetEventClock();
   vi.useRealTimers();
   vi.unstubAllGlobals();
 });
@@ -109,6 +111,20 @@ describe('useLiveEvents', { timeout: 60_000 }, () => {
     server.last.send('retry: 5000\n\n');
     await act(() => vi.advanceTimersByTimeAsync(100));
     expect(client.getQueryState(keys.feed('g'))?.isInvalidated).toBe(false);
+  });
+
+  it('reads nothing again when no event came between what the screens read and the first stream', async () => {
+    client.setQueryData(keys.feed('g'), { pages: [], pageParams: [] });
+    noteAnswerEventId('7');
+    server.eventId = '7';
+    render(shell('/groups/g'));
+    await until(() => server.calls.length === 1);
+    server.last.send('retry: 5000\n\n');
+    await act(() => vi.advanceTimersByTimeAsync(100));
+    expect(client.getQueryState(keys.feed('g'))?.isInvalidated).toBe(false);
+    // An answer read before an event the stream started after lands now: the screens read again.
+    noteAnswerEventId('6');
+    expect(client.getQueryState(keys.feed('g'))?.isInvalidated).toBe(true);
   });
 
   it("re-reads the user's groups, the group and open messages when another member renames a group", async () => {

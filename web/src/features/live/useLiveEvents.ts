@@ -7,6 +7,7 @@ import { type FeedData, keys } from '../../api/queries';
 import type { FeedItem, FileObject, LiveEvent, Me, Message, MessagePreview, Notification } from '@kith/common';
 import type { StreamEvent } from '../../lib/events';
 import { clearSession, getApiKey, subscribeSession } from '../../lib/session';
+import { firstStreamOpened, stopWatching } from '../../lib/eventClock';
 import { showAlert } from '../../lib/notify';
 import { applyReactions, summariesFor } from '../messages/reactionCache';
 import { firstUnpinnedIndex } from '../pins/pinnedFirst';
@@ -191,11 +192,18 @@ function connect(apiKey: string, client: QueryClient): Connection {
     getKey: () => apiKey,
     onEvent: (event) => apply(client, event),
     onResync: () => apply(client, RESYNC),
+    // A first stream replays nothing, so what the screens read before it opened (the feed of this
+    // page load, say) misses whatever was posted in between. The tab reading the stream knows from
+    // the ids whether anything was (lib/eventClock.ts) and reads the screens again only then;
+    // another tab, told only that the stream is open, reads them again once. Later reopenings
+    // resume with Last-Event-ID, or resync when they cannot.
+    onOpen: (eventId) => {
+      if (caughtUp) return;
+      caughtUp = true;
+      firstStreamOpened(eventId, () => apply(client, RESYNC));
+    },
     onStatus: (connected) => {
       setLiveConnected(connected);
-      // A first stream replays nothing, and what the screens read before it opened (the feed of
-      // this page load, say) misses whatever was posted in between: it is read again, once.
-      // Later reopenings resume with Last-Event-ID, or resync when they cannot.
       if (connected && !caughtUp) {
         caughtUp = true;
         apply(client, RESYNC);
@@ -221,6 +229,7 @@ function connect(apiKey: string, client: QueryClient): Connection {
       unsubscribe();
       presence.stop();
       stop();
+      stopWatching();
     },
   };
 }
