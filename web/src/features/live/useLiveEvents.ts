@@ -56,8 +56,8 @@ export function withPin(message: Message, card: Pick<MessagePreview, 'pinnedInGr
 /**
  * Applies a live event to a cached list (a feed, the notifications). A read of that list still in
  * flight may have been answered before the event's write and would land after it, putting the list
- * back as it was (it happened on every page load, whose first stream re-reads the screens): that
- * read is replaced by one made now, after the write.
+ * back as it was (a first stream's catch-up starts such reads as events arrive): that read is
+ * replaced by one made now, after the write.
  */
 function applyToList<T>(
   client: QueryClient,
