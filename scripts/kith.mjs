@@ -33,6 +33,7 @@ if (args[0] === 'serve') {
     [
       '--max-semi-space-size=8',
       '--heap-growing-percent=50',
+      '--expose-gc',
       path.join(root, 'server', 'dist', 'main.js'),
       ...args.slice(1),
     ],

@@ -73,7 +73,14 @@ const API_HEADERS = {
  * Builds the Fastify app without listening: `main.ts` serves it, tests drive it in process with
  * `app.inject`. Every route of the API lives under `<BASE_PATH>/api`.
  */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(
+  ctx: AppContext,
+  options: {
+    /** Called as each request starts and ends (main.ts: memory given back when quiet, lib/quiet-reclaim.ts). */
+    onActivity?: () => void;
+  } = {},
+): Promise<FastifyInstance> {
+  const onActivity = options.onActivity ?? (() => undefined);
   const { config } = ctx;
   const apiPrefix = `${config.basePath}/api`;
   const app = Fastify({
@@ -156,6 +163,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The hooks below run on every request: they are synchronous (`done` style), as Fastify runs those
   // in line where an async hook costs a promise and a turn of the microtask queue each (issue 23).
   app.addHook('onRequest', (request, reply, done) => {
+    onActivity();
     void reply.header('X-Request-Id', request.id);
     void reply.header('X-Content-Type-Options', API_HEADERS['X-Content-Type-Options']);
     void reply.header('Referrer-Policy', API_HEADERS['Referrer-Policy']);
@@ -214,6 +222,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const probePathSlash = `${probePath}/`;
   const scrapePathSlash = `${scrapePath}/`;
   app.addHook('onResponse', (request, reply, done) => {
+    onActivity();
     // While closing, a connection left idle goes at once, also one whose answer began before the
     // closing did and so went out without `Connection: close` (server.close() only closed those
     // idle at that moment): the process exits without waiting for a balancer to send a request

@@ -11,6 +11,7 @@ import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './d
 import { NewerDatabaseError } from './db/migrate.js';
 import { closeContext, createContext, createLogger } from './setup.js';
 import { buildMetricsApp } from './features/metrics/routes.js';
+import { QUIET_RECLAIM_GROWTH_BYTES, QUIET_RECLAIM_MS, QuietReclaim } from './lib/quiet-reclaim.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -82,7 +83,14 @@ async function main(): Promise<void> {
   if (lock !== null) await forgetStaleUploadClaims(ctx);
   const web = role !== 'worker';
   const worker = role !== 'web';
-  const app = web ? await buildApp(ctx) : null;
+  // Memory back to the system once requests pause for a second (lib/quiet-reclaim.ts).
+  const quiet = new QuietReclaim({
+    quietMs: QUIET_RECLAIM_MS,
+    minGrowthBytes: QUIET_RECLAIM_GROWTH_BYTES,
+    collect: globalThis.gc,
+    release: () => ctx.db.releaseMemory(),
+  });
+  const app = web ? await buildApp(ctx, { onActivity: () => quiet.touch() }) : null;
   // A worker serves no API; with METRICS_TOKEN it still answers its own metrics on PORT.
   const metricsApp = !web && ctx.metrics !== null ? await buildMetricsApp(ctx) : null;
   // Scheduled work and background jobs run in the worker processes (and in `all`).
@@ -116,6 +124,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     // A request that hangs must not keep the process alive for ever.
     setTimeout(() => process.exit(1), 10_000).unref();
+    quiet.stop();
     stopHousekeeping();
     stopDigests();
     stopBackups();

@@ -173,15 +173,25 @@ export class BackgroundCheckpointer {
   }
 
   /** Stops the worker when nothing was written for a whole round of the idle timer. */
-  private stopIfIdle(): void {
+  private stopIfIdle(evenAfterWrites = false): void {
     const worker = this.worker;
-    const idle = !this.wroteSinceCheck && !this.due && this.truncating === null;
+    const idle = (evenAfterWrites || !this.wroteSinceCheck) && !this.due && this.truncating === null;
     this.wroteSinceCheck = false;
     if (worker === null || !idle) return;
     this.worker = null;
     if (this.idleTimer !== null) clearInterval(this.idleTimer);
     this.idleTimer = null;
     worker.postMessage('stop');
+  }
+
+  /**
+   * Stops the worker now unless a TRUNCATE is due or running; its last round copies what was
+   * written, and the next write starts another. For a server whose requests paused
+   * (lib/quiet-reclaim.ts): a worker kept for the rest of `IDLE_STOP_MS` held its 15-20 MB for
+   * nothing, and a write that comes later pays a start in a background thread.
+   */
+  stopUnlessDue(): void {
+    this.stopIfIdle(true);
   }
 
   /**

@@ -22,6 +22,11 @@ export interface Db {
    * arrived meanwhile, each in its own savepoint (group commit, `write-batch.ts`).
    */
   transaction<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Stops the thread that checkpoints SQLite's WAL if nothing is due (nothing on PostgreSQL): called
+   * when the server's requests have paused (lib/quiet-reclaim.ts).
+   */
+  releaseMemory(): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +54,7 @@ export function openDatabase(database: Config['database']): Db {
       kysely,
       dialect: 'postgres',
       transaction: (work) => kysely.transaction().execute(work),
+      releaseMemory: () => undefined,
       close: () => kysely.destroy(),
     };
   }
@@ -81,6 +87,9 @@ export function openDatabase(database: Config['database']): Db {
     kysely,
     dialect: 'sqlite',
     transaction: (work) => batcher.run(work),
+    // The page caches stay: `PRAGMA shrink_memory` freed their 11 MB into the allocator, which kept
+    // it (the server's RSS did not move), and the next reads would have copied their pages again.
+    releaseMemory: () => checkpointer?.stopUnlessDue(),
     close: async () => {
       await checkpointer?.stop();
       // The last connection to close checkpoints what is left and removes the WAL.

@@ -21,6 +21,8 @@ export const pageReaderLimits: ThreadWorkerLimits = {
   deadlineMs: 2_000,
   /** After this long without a page to read, the worker exits; the next page starts another. */
   idleStopMs: 30_000,
+  /** Meanwhile its heap shrinks to its live objects after a second without a page (thread-worker.ts). */
+  idleReclaimMs: 1000,
 };
 
 /** The module the worker loads: parse.js beside this file when built, parse.ts under Vitest. */

@@ -36,6 +36,12 @@ export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number; atOn
    */
   idleStopMs: 10_000,
   /**
+   * Meanwhile, after a second without a search, the worker shrinks its heap (its SQLite page cache
+   * stays, for the next search): under load V8 grows it by some 15 MB, which its own memory
+   * reducer gives back only 8 s or more later (bench/README.md, idle memory).
+   */
+  idleReclaimMs: 1000,
+  /**
    * Searches waiting for the worker past which the next is answered 503 at once: a crowd of slow
    * searches then costs the searchers a retry, not minutes of queue (and memory).
    */
