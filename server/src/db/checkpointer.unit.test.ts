@@ -177,6 +177,20 @@ describe('the checkpoint worker starts with writes and stops without them', () =
     expect(await eventually(copied(before), 30 * CHECKPOINT_INTERVAL_MS)).toBe(true);
   });
 
+  it('stopUnlessDue stops the worker at once, after copying what was written; the next write starts another', async () => {
+    const before = statSync(temp.file).size;
+    write(600);
+    expect(checkpointer.running).toBe(true);
+    checkpointer.stopUnlessDue();
+    expect(checkpointer.running).toBe(false);
+    // Its last round copied the write.
+    expect(await eventually(copied(before), 30 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+    const after = statSync(temp.file).size;
+    write(600);
+    expect(checkpointer.running).toBe(true);
+    expect(await eventually(copied(after), 30 * CHECKPOINT_INTERVAL_MS)).toBe(true);
+  });
+
   it('stops at once whether a worker runs, is stopping for idleness, or never started', async () => {
     const idle = new BackgroundCheckpointer(temp.file, { onError: (m) => errors.push(m), onDue: () => undefined });
     await idle.stop();

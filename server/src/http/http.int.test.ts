@@ -811,3 +811,27 @@ describe('redactUrl', () => {
     expect(out.startsWith('/api/public/[redacted]')).toBe(true);
   });
 });
+
+describe('onActivity (memory given back when requests pause, lib/quiet-reclaim.ts)', () => {
+  let t: TestApp;
+  let app: FastifyInstance;
+  let calls = 0;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    app = await buildApp(t.ctx, { onActivity: () => (calls += 1) });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await t.close();
+  });
+
+  it('is called as each request starts and as it ends, answered or refused', async () => {
+    calls = 0;
+    expect((await app.inject({ method: 'GET', url: '/api/info' })).statusCode).toBe(200);
+    expect(calls).toBe(2);
+    expect((await app.inject({ method: 'GET', url: '/api/no-such-route' })).statusCode).toBe(404);
+    expect(calls).toBe(4);
+  });
+});

@@ -67,8 +67,9 @@ export class QuietReclaim {
       return;
     }
     this.options.release();
-    if (this.heapBytes() < this.heapAfterLast + this.options.minGrowthBytes) return;
-    this.options.collect?.({ type: 'major', flavor: 'last-resort' });
+    const collect = this.options.collect;
+    if (collect === undefined || this.heapBytes() < this.heapAfterLast + this.options.minGrowthBytes) return;
+    collect({ type: 'major', flavor: 'last-resort' });
     this.heapAfterLast = this.heapBytes();
     this.collections += 1;
   }
