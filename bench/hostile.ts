@@ -100,7 +100,12 @@ async function main(): Promise<void> {
   let hostNumber = 1;
   const pagesHost = () => `http://127.0.0.${(hostNumber += 1)}:${pagesPort}`;
   const { child, tail } = spawnTracked(
-    ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc', path.join(REPO_ROOT, 'server', 'dist', 'main.js')],
+    [
+      '--max-semi-space-size=8',
+      '--heap-growing-percent=50',
+      '--expose-gc',
+      path.join(REPO_ROOT, 'server', 'dist', 'main.js'),
+    ],
     {
       ...process.env,
       DATA_DIR: dataDir,
