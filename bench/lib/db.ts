@@ -137,6 +137,8 @@ function openSqlite(file: string): SeedDb {
     kysely,
     dialect: 'sqlite',
     transaction: (work) => kysely.transaction().execute(work),
+    // The generator has no checkpoint thread and no quiet moments.
+    releaseMemory: () => undefined,
     close: () => kysely.destroy(),
   };
   const statements = new Map<string, SQLite.Statement<unknown[]>>();

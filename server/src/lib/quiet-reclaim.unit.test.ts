@@ -5,17 +5,17 @@ const MB = 1024 * 1024;
 
 describe('QuietReclaim', () => {
   let heap = 40 * MB;
-  let collect: ReturnType<typeof vi.fn>;
-  let release: ReturnType<typeof vi.fn>;
+  let collect: ReturnType<typeof vi.fn<(options: NodeJS.GCOptions) => void>>;
+  let release: ReturnType<typeof vi.fn<() => void>>;
   let quiet: QuietReclaim;
 
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     heap = 40 * MB;
-    collect = vi.fn(() => {
+    collect = vi.fn<(options: NodeJS.GCOptions) => void>(() => {
       heap = 30 * MB;
     });
-    release = vi.fn();
+    release = vi.fn<() => void>();
     quiet = new QuietReclaim({
       quietMs: 1000,
       minGrowthBytes: 4 * MB,
