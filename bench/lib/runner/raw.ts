@@ -100,7 +100,11 @@ export async function vacuumAfterCleanup(manifest: Manifest): Promise<void> {
   const client = new pg.Client({ connectionString: manifest.databaseUrl });
   await client.connect();
   try {
-    await client.query('vacuum (analyze)');
+    // INDEX_CLEANUP ON: a plain VACUUM skips the indexes when under 2 % of the table's pages hold
+    // dead rows (PostgreSQL 14's bypass), and a run's 9,301 deleted posts sat on 374 of 63,492 pages:
+    // their index entries stayed, at the newest end of the group's indexes, where the page's walk
+    // starts. It then read 253 index pages for 30 ids (0.9 ms) instead of 8 (0.04 ms).
+    await client.query('vacuum (analyze, index_cleanup on)');
   } finally {
     await client.end();
   }
