@@ -14,6 +14,7 @@ import {
   frontPageIds,
   lineageOf,
   memberFrontAndPins,
+  memberFrontPinsAndPage,
   previewsOf,
   unreadTargets,
 } from './queries.js';
@@ -41,10 +42,18 @@ async function requireMember(
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
   if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
   const db = ctx.db.kysely;
-  // The pins are shown only once membership is confirmed.
-  const { totalItems, pinned } = await requireMember(db, groupId, user);
   const size = LIMITS.groupPageSize;
   const start = Number(rawPage) * size;
+  if (ctx.db.dialect === 'postgres') {
+    // One round trip: the membership, count, pins and the page's other ids (read for a member only).
+    const found = await memberFrontPinsAndPage(db, groupId, user.id, start);
+    if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
+    const pinnedHere = found.pinned.slice(start, start + size);
+    const others = found.others.slice(0, size - pinnedHere.length);
+    return { messages: [...pinnedHere, ...others], totalItems: found.frontCount };
+  }
+  // The pins are shown only once membership is confirmed.
+  const { totalItems, pinned } = await requireMember(db, groupId, user);
   const pinnedHere = pinned.slice(start, start + size);
   const room = size - pinnedHere.length;
   const others = room === 0 ? [] : await frontPageIds(db, groupId, room, Math.max(0, start - pinned.length), pinned);

@@ -1107,7 +1107,7 @@ describe('GET /api/messages/{id}/preview (§6.5)', () => {
 
 describe('GET /api/groups/{id}/page/{page} (§5.4)', () => {
   const h = useTestApp();
-  const { post, reply, remove, publish, page, tick } = helpers(h);
+  const { post, reply, remove, publish, page, edit, tick } = helpers(h);
   let ana: BuiltUser;
   let ben: BuiltUser;
   let zed: BuiltUser;
@@ -1142,6 +1142,27 @@ describe('GET /api/groups/{id}/page/{page} (§5.4)', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push((await post(ana, ties, { text: `same time ${i}` })).id);
     expect((await page(ana, ties)).messages).toEqual([...ids].sort().reverse());
+  });
+
+  it('answers the largest page number with an empty page, past the pins as well', async () => {
+    const pinnedGroup = await buildGroup(h.t.ctx, { name: 'Pinned', members: [ana] });
+    const only = await post(ana, pinnedGroup, { text: 'Pinned' });
+    await edit(ana, only.id, { pinnedInGroup: true });
+    // Its front position (29,999,999,970) is past a 32-bit integer: the offset is computed as a bigint.
+    expect(await page(ana, pinnedGroup, 999_999_999)).toEqual({ messages: [], totalItems: 1 });
+    expect(await page(ana, big, 999_999_999)).toEqual({ messages: [], totalItems: 31 });
+    expect(await page(ana, pinnedGroup, 0)).toEqual({ messages: [only.id], totalItems: 1 });
+  });
+
+  it('answers 404 to a non-member of a group with pins, as to a group without', async () => {
+    const pinnedGroup = await buildGroup(h.t.ctx, { name: 'Pinned too', members: [ana] });
+    const only = await post(ana, pinnedGroup, { text: 'Pinned' });
+    await edit(ana, only.id, { pinnedInGroup: true });
+    for (const n of [0, 1]) {
+      const res = await h.api.get(`/groups/${pinnedGroup.id}/page/${n}`, { key: zed.key });
+      expectError(res, 404, 'not_found');
+      expect(res.text).not.toContain(only.id);
+    }
   });
 
   it('answers 400 invalid_field (page) for a page that is not an integer ≥ 0', async () => {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { FileObject } from '@kith/common';
+import { LIMITS, type FileObject } from '@kith/common';
 import type { Database } from '../../db/schema.js';
 import type { Membership, MessageRow } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
@@ -269,6 +269,54 @@ export async function memberFrontAndPins(
     membership: { group_id: groupId, user_id: row.member_id },
     frontCount: Number(row.front_count),
     pinned: row.pinned === null || row.pinned === '' ? [] : row.pinned.split(','),
+  };
+}
+
+// PostgreSQL: `memberFrontAndPins` and the page's other front messages in one round trip (issue
+// 23). The page's walk is a scalar subquery under `case`, so it runs only for a member. Its LIMIT is
+// the page size written as a constant: PostgreSQL keeps a named statement's generic plan only when
+// the limit is a constant and no offset is a parameter (with `limit $n`, or an offset, it plans
+// the statement again at every call), so the first page, which almost every request asks for,
+// has no offset and later pages one. The caller keeps as many of the ids as the pins leave room for.
+const memberFrontPinsPage = prepared((db, groupId: string, userId: string, start: number | null) => {
+  const skip = start === null ? sql`` : sql`offset greatest(0, cast(${start} as bigint) - cardinality(h.pinned))`;
+  const statement = sql<{ front_count: number; member_id: string | null; pinned: string[]; others: string[] | null }>`
+    with h as (
+      select g.id, g.front_count,
+        (select ms.user_id from memberships as ms where ms.group_id = g.id and ms.user_id = ${userId}) as member_id,
+        array(select p.id from messages as p where p.group_id = g.id and p.pin_order is not null
+          order by p.pin_order) as pinned
+      from groups as g where g.id = ${groupId}
+    )
+    select h.front_count, h.member_id, h.pinned,
+      case when h.member_id is not null then array(
+        select m.id from messages as m
+        where m.group_id = h.id and m.is_in_front = 1 and m.id <> all(h.pinned)
+        order by m.last_activity_date desc, m.id desc
+        limit ${sql.lit(LIMITS.groupPageSize)} ${skip}
+      ) end as others
+    from h`;
+  return { compile: () => statement.compile(db) };
+});
+
+/**
+ * PostgreSQL: `memberFrontAndPins`, and the ids of the page starting at front position `start`
+ * that are not pinned (at most a page, newest activity first, past the pins of earlier pages); the
+ * ids are read only for a member. Undefined when the user is not a member.
+ */
+export async function memberFrontPinsAndPage(
+  db: Q,
+  groupId: string,
+  userId: string,
+  start: number,
+): Promise<{ membership: Membership; frontCount: number; pinned: string[]; others: string[] } | undefined> {
+  const [row] = await memberFrontPinsPage(db, groupId, userId, start === 0 ? null : start);
+  if (row?.member_id === null || row?.member_id === undefined) return undefined;
+  return {
+    membership: { group_id: groupId, user_id: row.member_id },
+    frontCount: Number(row.front_count),
+    pinned: row.pinned,
+    others: row.others ?? [],
   };
 }
 
