@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { CANNOT, expectError, UUID_V4, MAY_PIN, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
+import { uploadFile } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
+import { messageAnswer } from './service.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
 type Json = ApiResponse['body'];
@@ -1702,5 +1705,63 @@ describe('Account deletion keeps the messages (§10.4)', () => {
     expect(n.fromMessage).toEqual(messageRef(own.id));
     expect(n.parentAuthorName).toBe('');
     expect(n.title).toBe('Orphan');
+  });
+});
+
+describe('GET /api/messages/{id}: the answer read with the access check (issue 23)', () => {
+  const h = useTestApp();
+  const { post, reply, read, tick } = helpers(h);
+
+  it('answers what the answer’s separate reads give: children, files, reactions, mentions; 404 to an outsider', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const ben = await buildUser(h.t.ctx, { name: 'Ben' });
+    const cleo = await buildUser(h.t.ctx, { name: 'Cléo' });
+    const zed = await buildUser(h.t.ctx, { name: 'Zed' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben, cleo] });
+    await buildGroup(h.t.ctx, { name: 'Elsewhere', members: [zed] });
+    const photos: string[] = [];
+    for (const background of ['#3a7', '#a37']) {
+      const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } }).jpeg().toBuffer();
+      const upload = await uploadFile(h.t, ana.key, data);
+      expect(upload.status, upload.text).toBe(201);
+      photos.push(upload.body.id as string);
+    }
+    const created = await h.api.post('/messages', {
+      key: ana.key,
+      body: { group: group.id, data: { text: '@Ben look' }, files: [...photos].reverse(), mentions: [ben.user.id] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const root = created.body;
+    tick();
+    const first = await reply(ben, root);
+    tick();
+    const second = await reply(cleo, root);
+    for (const [u, reaction] of [
+      [ben, '👍'],
+      [cleo, '❤️'],
+    ] as const) {
+      const res = await h.api.post(`/messages/${root.id}/reactions`, { key: u.key, body: { reaction } });
+      expect(res.status, res.text).toBe(200);
+    }
+
+    const answer = await read(ben, root.id as string);
+    expect(answer.children.map((c: Json) => c.id)).toEqual([first.id, second.id]);
+    expect(answer.files.map((f: Json) => [f.id, f.fileIndex])).toEqual([
+      [photos[1], 0],
+      [photos[0], 1],
+    ]);
+    expect(answer.mentions).toHaveLength(1);
+    expect(answer.mentions[0]).toMatchObject({ id: ben.user.id });
+    expect(answer.reactions).toHaveLength(2);
+    // The same as the answer built from a read for each part (the path of every other answer).
+    const separately = await messageAnswer(h.t.ctx, root.id as string, ben.user);
+    expect(answer).toEqual(JSON.parse(JSON.stringify(separately)));
+
+    const outsider = await h.api.get(`/messages/${root.id}`, { key: zed.key });
+    expectError(outsider, 404, 'not_found');
+    expect(outsider.text).not.toContain(first.id);
+    // A post without any of them answers empty lists, not nulls.
+    const plain = await post(cleo, group, { text: 'Plain' });
+    expect(await read(ana, plain.id as string)).toMatchObject({ children: [], files: [], reactions: [], mentions: [] });
   });
 });

@@ -19,7 +19,7 @@ import { queueImmediateMails } from '../notifications/mailing.js';
 import { notifyGroupMembers, notifyUsers, type CreatedNotification } from '../notifications/service.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
-import { mentionsOf, readMentionIds, resolveMentions } from './mentions.js';
+import { mentionsOf, presentMentions, readMentionIds, resolveMentions } from './mentions.js';
 import {
   canDeleteMessage,
   canEditMessage,
@@ -40,6 +40,7 @@ import {
   findMessageAndMembership,
   findMessageViews,
   findViewAndMembership,
+  findViewMembershipAndExtras,
   findTitleSources,
   findPoster,
   insertMessageQuery,
@@ -57,9 +58,10 @@ import {
   touchGroup,
   touchMessagesQuery,
   updateMessageRow,
+  type MessageExtras,
   type MessageView,
 } from './queries.js';
-import type { FileSigner } from '../files/presenter.js';
+import { presentFile, type FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
 import { findFiles } from '../files/queries.js';
 import { queueLinkPreview } from '../links/service.js';
@@ -126,12 +128,23 @@ export async function messageAnswer(
   ctx: AppContext,
   id: string,
   viewer: Pick<UserRow, 'id'>,
-  options: { view?: MessageView; created?: JustCreated } = {},
+  options: { view?: MessageView; created?: JustCreated; extras?: MessageExtras } = {},
 ): Promise<Message> {
   const db = ctx.db.kysely;
-  const { created } = options;
+  const { created, extras } = options;
   const view = options.view ?? (await findMessageViews(db, [id]))[0];
   if (view === undefined) throw notFound();
+  if (extras !== undefined) {
+    // Read with the view (PostgreSQL's `findViewMembershipAndExtras`), presented as below.
+    const linkPreview = (await linkPreviewsOf(ctx, db, [view])).get(id) ?? null;
+    return presentMessage(view, extras.children, extras.files.map((file, index) => presentFile(ctx, file, index)), {
+      publicLinks: ctx.config.publicLinks,
+      linkPreview,
+      viewer,
+      reactions: ctx.config.reactions ? presentReactions(extras.reactions, viewer.id, { users: true }) : [],
+      mentions: presentMentions(extras.mentions),
+    });
+  }
   const [children, files, linkPreviews, reactions, mentions] = await Promise.all([
     created === undefined ? childrenOf(db, [id]) : none<string>(id),
     created === undefined || created.files > 0 ? presentedFilesOf(ctx, db, [id]) : none<FileObject>(id),
@@ -409,8 +422,15 @@ async function updateMentions(
 
 /** GET /api/messages/{id} */
 export async function getMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<Message> {
+  if (id === null) throw notFound();
+  if (ctx.db.dialect === 'postgres') {
+    // One round trip for the access check and all but the link preview of the answer.
+    const found = await findViewMembershipAndExtras(ctx.db.kysely, id, user.id);
+    if (found === undefined || !canReadMessage(user, found.message, found.membership)) throw notFound();
+    return messageAnswer(ctx, found.message.id, user, { view: found.message, extras: found.extras });
+  }
   // The view that answers is read with the access check (one statement instead of three).
-  const found = id === null ? undefined : await findViewAndMembership(ctx.db.kysely, id, user.id);
+  const found = await findViewAndMembership(ctx.db.kysely, id, user.id);
   if (found === undefined || !canReadMessage(user, found.message, found.membership)) throw notFound();
   return messageAnswer(ctx, found.message.id, user, { view: found.message });
 }
