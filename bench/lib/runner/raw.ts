@@ -225,6 +225,30 @@ async function memberFrontAndPins(db: RawDb, groupId: string, userId: string): P
 
 /** Mirrors `groupPage` (features/messages/feed.ts): `memberFrontAndPins`, then `frontMessagesQuery` page 0. */
 async function groupPage(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
+  if (db.dialect === 'postgres') {
+    // `memberFrontPinsAndPage`: the same in one statement on PostgreSQL, page 0.
+    const [row] = await db.all(
+      `with h as (
+         select g.id, g.front_count,
+           (select ms.user_id from memberships as ms where ms.group_id = g.id and ms.user_id = ?) as member_id,
+           array(select p.id from messages as p where p.group_id = g.id and p.pin_order is not null
+             order by p.pin_order) as pinned
+         from groups as g where g.id = ?
+       )
+       select h.front_count, h.member_id, h.pinned,
+         case when h.member_id is not null then array(
+           select m.id from messages as m
+           where m.group_id = h.id and m.is_in_front = 1 and m.id <> all(h.pinned)
+           order by m.last_activity_date desc, m.id desc limit 30
+         ) end as others
+       from h`,
+      [userId, groupId],
+    );
+    return {
+      ids: [...(row?.pinned as string[]), ...(row?.others as string[])].slice(0, 30),
+      total: Number(row?.front_count),
+    };
+  }
   const total = await memberFrontAndPins(db, groupId, userId);
   const rows = await db.all(
     `select id from messages where group_id = ? and is_in_front = ?
@@ -276,7 +300,35 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
  * Mirrors `messageAnswer` (features/messages/service.ts): the view, its children, files, link
  * preview, reactions and mentions.
  */
-async function messageDetail(db: RawDb, id: string): Promise<RawAnswer> {
+async function messageDetail(db: RawDb, id: string, userId: string): Promise<RawAnswer> {
+  if (db.dialect === 'postgres') {
+    // `findViewMembershipAndExtras`: the view, membership, children, files, reactions and mentions in
+    // one statement on PostgreSQL, then the link preview.
+    const views = await db.all(
+      `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
+         a.avatar_id as author_avatar_id, ms.user_id as member_id,
+         case when ms.user_id is not null then array(
+           select c.id from messages as c where c.parent_id = m.id order by c.created_at, c.id) end as x_children,
+         case when ms.user_id is not null then (
+           select json_agg(to_json(f) order by mf.position) from message_files as mf
+           inner join files as f on f.id = mf.file_id where mf.message_id = m.id) end as x_files,
+         case when ms.user_id is not null then (
+           select json_agg(json_build_object('id', r.id, 'message_id', r.message_id, 'user_id', r.user_id,
+             'user_name', u.name, 'emoji', r.emoji) order by r.created_at, r.id)
+           from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id) end as x_reactions,
+         case when ms.user_id is not null then (
+           select json_agg(json_build_object('message_id', x.message_id, 'user_id', x.user_id, 'user_name', u.name,
+             'written_name', x.written_name) order by x.position)
+           from mentions as x inner join users as u on u.id = x.user_id where x.message_id = m.id) end as x_mentions
+       from messages as m
+       left join users as a on a.id = m.author_id
+       left join memberships as ms on ms.group_id = m.group_id and ms.user_id = ?
+       where m.id = ?`,
+      [userId, id],
+    );
+    await linkPreviewsOf(db, views);
+    return { ids: (views[0]?.x_children as string[] | undefined) ?? [] };
+  }
   const views = await messageViews(db, [id]);
   const children = await childrenOf(db, [id]);
   await filesOfMessages(db, [id]);
@@ -504,7 +556,7 @@ export function rawScenarios(manifest: Manifest): Record<string, (db: RawDb) => 
   return {
     page: (db) => groupPage(db, big, reader),
     feed: (db) => groupFeed(db, big, reader),
-    message: (db) => messageDetail(db, manifest.messageWith20Comments.id),
+    message: (db) => messageDetail(db, manifest.messageWith20Comments.id, reader),
     'search-rare': (db) => search(db, s.groupId, s.rare),
     'search-mid': (db) => search(db, s.groupId, s.mid),
     'search-common': (db) => search(db, s.groupId, s.common),

@@ -1721,7 +1721,9 @@ describe('GET /api/messages/{id}: the answer read with the access check (issue 2
     await buildGroup(h.t.ctx, { name: 'Elsewhere', members: [zed] });
     const photos: string[] = [];
     for (const background of ['#3a7', '#a37']) {
-      const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } }).jpeg().toBuffer();
+      const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } })
+        .jpeg()
+        .toBuffer();
       const upload = await uploadFile(h.t, ana.key, data);
       expect(upload.status, upload.text).toBe(201);
       photos.push(upload.body.id as string);

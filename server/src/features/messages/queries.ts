@@ -144,15 +144,11 @@ const viewWithMembershipAndExtras = prepared((db, id: string, userId: string) =>
       sql<ReactionView[] | null>`case when ms.user_id is not null then (
         select json_agg(json_build_object('id', r.id, 'message_id', r.message_id, 'user_id', r.user_id,
           'user_name', u.name, 'emoji', r.emoji) order by r.created_at, r.id)
-        from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id) end`.as(
-        'x_reactions',
-      ),
+        from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id) end`.as('x_reactions'),
       sql<MentionView[] | null>`case when ms.user_id is not null then (
         select json_agg(json_build_object('message_id', x.message_id, 'user_id', x.user_id, 'user_name', u.name,
           'written_name', x.written_name) order by x.position)
-        from mentions as x inner join users as u on u.id = x.user_id where x.message_id = m.id) end`.as(
-        'x_mentions',
-      ),
+        from mentions as x inner join users as u on u.id = x.user_id where x.message_id = m.id) end`.as('x_mentions'),
     ])
     .where('m.id', '=', id),
 );

@@ -137,13 +137,18 @@ export async function messageAnswer(
   if (extras !== undefined) {
     // Read with the view (PostgreSQL's `findViewMembershipAndExtras`), presented as below.
     const linkPreview = (await linkPreviewsOf(ctx, db, [view])).get(id) ?? null;
-    return presentMessage(view, extras.children, extras.files.map((file, index) => presentFile(ctx, file, index)), {
-      publicLinks: ctx.config.publicLinks,
-      linkPreview,
-      viewer,
-      reactions: ctx.config.reactions ? presentReactions(extras.reactions, viewer.id, { users: true }) : [],
-      mentions: presentMentions(extras.mentions),
-    });
+    return presentMessage(
+      view,
+      extras.children,
+      extras.files.map((file, index) => presentFile(ctx, file, index)),
+      {
+        publicLinks: ctx.config.publicLinks,
+        linkPreview,
+        viewer,
+        reactions: ctx.config.reactions ? presentReactions(extras.reactions, viewer.id, { users: true }) : [],
+        mentions: presentMentions(extras.mentions),
+      },
+    );
   }
   const [children, files, linkPreviews, reactions, mentions] = await Promise.all([
     created === undefined ? childrenOf(db, [id]) : none<string>(id),
