@@ -1,12 +1,4 @@
-import {
-  LIMITS,
-  plainText,
-  type FileObject,
-  type Mention,
-  type Message,
-  type MessagePreview,
-  type ReactionSummary,
-} from '@kith/common';
+import { LIMITS, plainText, type Message, type MessagePreview, type ReactionSummary } from '@kith/common';
 import type { AppContext } from '../../context.js';
 import { transaction, type Effects, type Tx } from '../../db/transaction.js';
 import type { Body } from '../../lib/body.js';
@@ -17,7 +9,7 @@ import { writeChain, type WriteChain } from '../../db/postgres-chain.js';
 import { canPostInGroup } from '../groups/policy.js';
 import { queueImmediateMails } from '../notifications/mailing.js';
 import { notifyGroupMembers, notifyUsers, type CreatedNotification } from '../notifications/service.js';
-import type { MessageRow, UserRow } from '../../db/rows.js';
+import type { FileRow, MessageRow, UserRow } from '../../db/rows.js';
 import { emptyMessage, isEmptyMessage, readMessageInput, type MessageInput } from './input.js';
 import { mentionsOf, presentMentions, readMentionIds, resolveMentions } from './mentions.js';
 import {
@@ -49,7 +41,6 @@ import {
   lockPins,
   makePlaceholder,
   mentionViewsOf,
-  presentedFilesOf,
   previewsOf,
   reactionViewsOf,
   replaceMentions,
@@ -58,12 +49,14 @@ import {
   touchGroup,
   touchMessagesQuery,
   updateMessageRow,
+  type MentionView,
   type MessageExtras,
   type MessageView,
+  type ReactionView,
 } from './queries.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
-import { findFiles } from '../files/queries.js';
+import { filesOfMessages, findFiles } from '../files/queries.js';
 import { queueLinkPreview } from '../links/service.js';
 import { firstUrlInText } from '../../lib/urls.js';
 
@@ -117,12 +110,30 @@ interface JustCreated {
   mentions: number;
 }
 
-const none = <T>(id: string): Promise<Map<string, T[]>> => Promise.resolve(new Map([[id, []]]));
+const nothing = <T>(): Promise<T[]> => Promise.resolve([]);
+const rowsOf = <T>(read: Promise<Map<string, T[]>>, id: string): Promise<T[]> =>
+  read.then((rows) => rows.get(id) ?? []);
+
+/**
+ * The rows of a message answer beside its view, read apart (on PostgreSQL a reader's own message
+ * comes with them, `findViewMembershipAndExtras`). `created` skips what a message just written
+ * cannot have yet; reactions are not read while the operator has them off.
+ */
+function readExtras(ctx: AppContext, db: Tx, id: string, created: JustCreated | undefined): Promise<MessageExtras> {
+  const fresh = created !== undefined;
+  return Promise.all([
+    fresh ? nothing<string>() : rowsOf(childrenOf(db, [id]), id),
+    fresh && created.files === 0 ? nothing<FileRow>() : rowsOf(filesOfMessages(db, [id]), id),
+    fresh || !ctx.config.reactions ? nothing<ReactionView>() : rowsOf(reactionViewsOf(db, [id]), id),
+    fresh && created.mentions === 0 ? nothing<MentionView>() : rowsOf(mentionViewsOf(db, [id]), id),
+  ]).then(([children, files, reactions, mentions]) => ({ children, files, reactions, mentions }));
+}
 
 /**
  * The full message answer, with children, for `viewer` (its `can`). `view`: the message's view,
- * when the caller has read it already. `created`: the message was just written by this request,
- * and the reads it cannot need are skipped (a post's answer is part of the cost of posting).
+ * when the caller has read it already; `extras`: the rows read with it. `created`: the message was
+ * just written by this request, and the reads it cannot need are skipped (a post's answer is part
+ * of the cost of posting).
  */
 export async function messageAnswer(
   ctx: AppContext,
@@ -131,39 +142,24 @@ export async function messageAnswer(
   options: { view?: MessageView; created?: JustCreated; extras?: MessageExtras } = {},
 ): Promise<Message> {
   const db = ctx.db.kysely;
-  const { created, extras } = options;
   const view = options.view ?? (await findMessageViews(db, [id]))[0];
   if (view === undefined) throw notFound();
-  if (extras !== undefined) {
-    // Read with the view (PostgreSQL's `findViewMembershipAndExtras`), presented as below.
-    const linkPreview = (await linkPreviewsOf(ctx, db, [view])).get(id) ?? null;
-    return presentMessage(
-      view,
-      extras.children,
-      extras.files.map((file, index) => presentFile(ctx, file, index)),
-      {
-        publicLinks: ctx.config.publicLinks,
-        linkPreview,
-        viewer,
-        reactions: ctx.config.reactions ? presentReactions(extras.reactions, viewer.id, { users: true }) : [],
-        mentions: presentMentions(extras.mentions),
-      },
-    );
-  }
-  const [children, files, linkPreviews, reactions, mentions] = await Promise.all([
-    created === undefined ? childrenOf(db, [id]) : none<string>(id),
-    created === undefined || created.files > 0 ? presentedFilesOf(ctx, db, [id]) : none<FileObject>(id),
+  const [extras, linkPreviews] = await Promise.all([
+    options.extras ?? readExtras(ctx, db, id, options.created),
     linkPreviewsOf(ctx, db, [view]),
-    created === undefined ? reactionSummariesOf(ctx, db, [id], viewer.id) : none<ReactionSummary>(id),
-    created === undefined || created.mentions > 0 ? mentionsOf(db, [id]) : none<Mention>(id),
   ]);
-  return presentMessage(view, children.get(id) ?? [], files.get(id) ?? [], {
-    publicLinks: ctx.config.publicLinks,
-    linkPreview: linkPreviews.get(id) ?? null,
-    viewer,
-    reactions: reactions.get(id) ?? [],
-    mentions: mentions.get(id) ?? [],
-  });
+  return presentMessage(
+    view,
+    extras.children,
+    extras.files.map((file, index) => presentFile(ctx, file, index)),
+    {
+      publicLinks: ctx.config.publicLinks,
+      linkPreview: linkPreviews.get(id) ?? null,
+      viewer,
+      reactions: ctx.config.reactions ? presentReactions(extras.reactions, viewer.id, { users: true }) : [],
+      mentions: presentMentions(extras.mentions),
+    },
+  );
 }
 
 /**
