@@ -19,6 +19,55 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export const MAX_BATCH = 16;
 
 /**
+ * Work a unit of a shared batch leaves for the batch's end (`deferToBatchEnd`): `flush` runs once,
+ * after every unit and outside their savepoints, in the same transaction before its commit, with the
+ * items of the units that succeeded, in their order. If it throws, the whole batch fails.
+ */
+export interface BatchEndWork<T> {
+  flush(tx: Kysely<Database>, items: T[]): Promise<void>;
+}
+
+interface OpenBatch {
+  /** The unit now running, by its place in the batch. */
+  unit: number;
+  deferred: Map<BatchEndWork<never>, { unit: number; item: unknown }[]>;
+}
+
+/** The shared batches whose units are running, by their transaction. */
+const openBatches = new WeakMap<Kysely<Database>, OpenBatch>();
+
+/**
+ * Leaves `item` to `work.flush` at the end of the shared batch that `tx` runs, and answers true; false
+ * when `tx` is no shared batch (a transaction of its own, PostgreSQL, the command line), and the
+ * caller then writes at once.
+ *
+ * Why: a virtual table written in a transaction takes part in every savepoint that follows, and
+ * SQLite's FTS5 writes its pending terms out as a new segment of the index at each one, so a batch
+ * of 16 posts wrote 16 small segments and the merges they call for (about 0.7 ms a post at the
+ * bench's full scale, most of a post's cost; issue 23). Written at the batch's end, the terms of
+ * all its units make one segment.
+ */
+export function deferToBatchEnd<T>(tx: Kysely<Database>, work: BatchEndWork<T>, item: T): boolean {
+  const open = openBatches.get(tx);
+  if (open === undefined) return false;
+  const key = work as BatchEndWork<never>;
+  const entries = open.deferred.get(key) ?? [];
+  entries.push({ unit: open.unit, item });
+  open.deferred.set(key, entries);
+  return true;
+}
+
+/** Forgets what a unit that rolled back to its savepoint left for the batch's end. */
+function dropUnit(open: OpenBatch, unit: number): void {
+  for (const [work, entries] of open.deferred) {
+    open.deferred.set(
+      work,
+      entries.filter((entry) => entry.unit !== unit),
+    );
+  }
+}
+
+/**
  * Group commit for SQLite (embedded mode). SQLite has one writer, and a commit's cost is mostly the
  * pages it writes: a post to a 50-member group dirties about 300 index pages, chiefly for its
  * notifications, and the same ones again for the next post to that group (bench/README.md).
@@ -90,20 +139,35 @@ export class SqliteWriteBatcher {
     const outcomes: Outcome[] = [];
     try {
       await this.kysely.transaction().execute(async (tx) => {
-        for (const [i, unit] of batch.entries()) {
-          // Between units the event loop gets a turn, so reads (on their own connection) are not
-          // held up for the whole batch.
-          if (i > 0) await nextTurn();
-          await sql`savepoint kith_unit`.execute(tx);
-          try {
-            const value = await unit.work(tx);
-            await sql`release savepoint kith_unit`.execute(tx);
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            await sql`rollback to savepoint kith_unit`.execute(tx);
-            await sql`release savepoint kith_unit`.execute(tx);
-            outcomes.push({ ok: false, error });
+        const open: OpenBatch = { unit: 0, deferred: new Map() };
+        openBatches.set(tx, open);
+        try {
+          for (const [i, unit] of batch.entries()) {
+            // Between units the event loop gets a turn, so reads (on their own connection) are not
+            // held up for the whole batch.
+            if (i > 0) await nextTurn();
+            open.unit = i;
+            await sql`savepoint kith_unit`.execute(tx);
+            try {
+              const value = await unit.work(tx);
+              await sql`release savepoint kith_unit`.execute(tx);
+              outcomes.push({ ok: true, value });
+            } catch (error) {
+              await sql`rollback to savepoint kith_unit`.execute(tx);
+              await sql`release savepoint kith_unit`.execute(tx);
+              dropUnit(open, i);
+              outcomes.push({ ok: false, error });
+            }
           }
+        } finally {
+          openBatches.delete(tx);
+        }
+        for (const [work, entries] of open.deferred) {
+          if (entries.length > 0)
+            await work.flush(
+              tx,
+              entries.map((entry) => entry.item as never),
+            );
         }
       });
     } catch (error) {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
 import type { Db } from './database.js';
-import { MAX_BATCH, SqliteWriteBatcher } from './write-batch.js';
+import { deferToBatchEnd, MAX_BATCH, SqliteWriteBatcher, type BatchEndWork } from './write-batch.js';
 import { signal } from '../../test/signal.js';
 
 // Group commit on a real SQLite file (write-batch.ts), through the app's own `Db.transaction`.
@@ -97,6 +97,67 @@ describe('SQLite group commit', () => {
     await Promise.all([db.transaction(insert('a')), db.transaction(insert('b')), db.transaction(insert('c'))]);
     expect(await names()).toEqual(['a', 'b', 'c']);
     expect(begin).toHaveBeenCalledTimes(1);
+  });
+
+  describe('work left for the end of a batch', () => {
+    // Each item is a name, inserted at the batch's end; `seen` records every flush and whether the
+    // units' rows were there yet (the flush runs inside the same transaction, after them).
+    const seen: { items: string[]; rowsThen: string[] }[] = [];
+    const atEnd: BatchEndWork<string> = {
+      async flush(tx, items) {
+        const rowsThen = (await sql<{ name: string }>`select name from items order by name`.execute(tx)).rows;
+        seen.push({ items, rowsThen: rowsThen.map((r) => r.name) });
+        for (const item of items) await insert(item)(tx);
+      },
+    };
+    const unit = (name: string, fail = false) =>
+      db.transaction(async (tx) => {
+        await insert(name)(tx);
+        const deferred = deferToBatchEnd(tx, atEnd, `${name} later`);
+        if (fail) throw new Error(`${name} failed`);
+        return deferred;
+      });
+
+    beforeEach(() => {
+      seen.length = 0;
+    });
+
+    it('runs once after every unit, in their order, inside the transaction, without the units that failed', async () => {
+      const first = await blocker();
+      const a = unit('a');
+      const b = unit('b', true);
+      const c = unit('c');
+      first.release();
+      await first.done;
+      expect(await a).toBe(true);
+      await expect(b).rejects.toThrow('b failed');
+      expect(await c).toBe(true);
+      expect(seen).toEqual([{ items: ['a later', 'c later'], rowsThen: ['a', 'c', 'first'] }]);
+      expect(await names()).toEqual(['a', 'a later', 'c', 'c later', 'first']);
+    });
+
+    it('is refused to a transaction of its own, whose caller then writes at once', async () => {
+      expect(await unit('alone')).toBe(false);
+      expect(seen).toEqual([]);
+      expect(await names()).toEqual(['alone']);
+    });
+
+    it('fails the whole batch when it throws, and nothing of the batch is written', async () => {
+      const broken: BatchEndWork<string> = {
+        flush: () => Promise.reject(new Error('index full')),
+      };
+      const first = await blocker();
+      const units = ['x', 'y'].map((name) =>
+        db.transaction(async (tx) => {
+          await insert(name)(tx);
+          deferToBatchEnd(tx, broken, name);
+        }),
+      );
+      first.release();
+      await first.done;
+      for (const done of units) await expect(done).rejects.toThrow('index full');
+      expect(await names()).toEqual(['first']);
+    });
   });
 
   it(`splits a long queue into batches of at most ${MAX_BATCH}`, async () => {

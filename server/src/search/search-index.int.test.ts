@@ -387,6 +387,54 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(await indexRows(gone)).toBe(0);
   });
 
+  // On SQLite, transactions that queue behind a running one share its next commit (db/write-batch.ts)
+  // and their index writes wait for the batch's end; the final state must be as if each ran alone.
+  it.runIf(TEST_DIALECT === 'sqlite')(
+    'indexes the last state of each message written in one shared batch, without its failed units',
+    async () => {
+      const g = await group();
+      const older = await post(g, { text: 'Pommes anciennes' });
+      const gate = signal();
+      const holding = signal();
+      const blocker = transaction(h.t.ctx, async () => {
+        holding.resolve();
+        await gate.promise;
+      });
+      await holding.promise;
+      const [editedId, goneId, hiddenId] = [newId(), newId(), newId()];
+      const kept = post(g, { text: 'Pommes du verger' });
+      const failed = newId();
+      const failing = transaction(h.t.ctx, async (tx) => {
+        await h.t.ctx.search.upsert(tx, [
+          { id: failed, groupId: g.id, title: null, text: 'Pommes', authorName: 'Ana' },
+        ]);
+        throw new Error('rolled back');
+      });
+      const posts = [
+        post(g, { id: editedId, text: 'Pommes brouillon' }),
+        post(g, { id: goneId, text: 'Pommes perdues' }),
+        post(g, { id: hiddenId, text: 'Pommes cachées' }),
+      ];
+      // Queued in the same turn as the posts, so it runs in the same batch, after them.
+      const later = transaction(h.t.ctx, async (tx) => {
+        await h.t.ctx.search.upsert(tx, [
+          { id: editedId, groupId: g.id, title: null, text: 'Poires', authorName: 'Ana' },
+        ]);
+        // Deleted without a word to the index (a thread's cascade), and turned into a placeholder.
+        await tx.deleteFrom('messages').where('id', '=', goneId).execute();
+        await tx.updateTable('messages').set({ is_deleted: 1 }).where('id', '=', hiddenId).execute();
+        await h.t.ctx.search.remove(tx, [hiddenId, older]);
+      });
+      gate.resolve();
+      await Promise.all([blocker, kept, ...posts, later]);
+      await expect(failing).rejects.toThrow('rolled back');
+      expect(await ids(g, 'pommes')).toEqual([await kept]);
+      expect(await ids(g, 'poires')).toEqual([editedId]);
+      for (const id of [failed, goneId, hiddenId, older]) expect(await indexRows(id)).toBe(0);
+      expect(await indexRows(editedId)).toBe(1);
+    },
+  );
+
   it('upsert() replaces the old text', async () => {
     const g = await group();
     const id = await post(g, { title: 'Brouillon', text: 'ancien contenu' });

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
+import { deferToBatchEnd, type BatchEndWork } from '../db/write-batch.js';
 import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
 import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
 
@@ -66,6 +67,72 @@ export function ftsQuery(groupId: string, terms: SearchTerms): string {
   return parts.join(' AND ');
 }
 
+/** Adds or replaces the index rows of `messages`. */
+async function writeRows(tx: Tx, messages: IndexedMessage[]): Promise<void> {
+  for (const batch of chunks(latestOfEach(messages))) {
+    const { rows } = await sql<{ id: number; message_id: string }>`
+      insert into message_search_rows (message_id)
+      values ${sql.join(batch.map((m) => sql`(${m.id})`))}
+      on conflict (message_id) do update set message_id = excluded.message_id
+      returning id, message_id`.execute(tx);
+    const rowIds = new Map(rows.map((row) => [row.message_id, row.id]));
+    await sql`delete from message_search where rowid in (${sql.join(rows.map((row) => row.id))})`.execute(tx);
+    const values = batch.map(
+      (m) =>
+        sql`(${rowIds.get(m.id)}, ${m.id}, ${indexText(m.groupId, m.title)}, ${indexText(m.groupId, m.text)},
+          ${authorIndexText(m.groupId, m.authorName)})`,
+    );
+    await sql`
+      insert into message_search (rowid, message_id, title, text, author)
+      values ${sql.join(values)}`.execute(tx);
+  }
+}
+
+/** Removes the index rows of these messages, if any. */
+async function removeRows(tx: Tx, messageIds: string[]): Promise<void> {
+  for (const batch of chunks(messageIds)) {
+    // The trigger of migration 0003 deletes the FTS rows.
+    await sql`delete from message_search_rows where message_id in (${sql.join(batch)})`.execute(tx);
+  }
+}
+
+type IndexWrite = { upsert: IndexedMessage[] } | { remove: string[] };
+
+/**
+ * The index writes of a shared SQLite batch, at its end (db/write-batch.ts says why): each
+ * message's last write wins. A later unit may have deleted a message, or made it a placeholder,
+ * without a write here (a thread's cascade), so only messages still live at the end are written, and
+ * the rows of the others removed.
+ */
+const atBatchEnd: BatchEndWork<IndexWrite> = {
+  async flush(tx, writes) {
+    const last = new Map<string, IndexedMessage | null>();
+    for (const write of writes) {
+      if ('upsert' in write) for (const m of write.upsert) last.set(m.id, m);
+      else for (const id of write.remove) last.set(id, null);
+    }
+    const upserts = [...last.values()].filter((m): m is IndexedMessage => m !== null);
+    const live = new Set<string>();
+    for (const batch of chunks(upserts.map((m) => m.id))) {
+      const rows = await tx
+        .selectFrom('messages')
+        .select('id')
+        .where('id', 'in', batch)
+        .where('is_deleted', '=', 0)
+        .execute();
+      for (const row of rows) live.add(row.id);
+    }
+    await removeRows(
+      tx,
+      [...last.keys()].filter((id) => !live.has(id)),
+    );
+    await writeRows(
+      tx,
+      upserts.filter((m) => live.has(m.id)),
+    );
+  },
+};
+
 /**
  * SQLite FTS5 (embedded mode). Tables of migrations 0003, 0004 and 0011: `message_search`
  * (contentless FTS5: message_id UNINDEXED and stored, title, text, author, every token after its
@@ -75,30 +142,11 @@ export function ftsQuery(groupId: string, terms: SearchTerms): string {
  */
 export class SqliteFtsIndex implements SearchIndex {
   async upsert(tx: Tx, messages: IndexedMessage[]): Promise<void> {
-    for (const batch of chunks(latestOfEach(messages))) {
-      const { rows } = await sql<{ id: number; message_id: string }>`
-        insert into message_search_rows (message_id)
-        values ${sql.join(batch.map((m) => sql`(${m.id})`))}
-        on conflict (message_id) do update set message_id = excluded.message_id
-        returning id, message_id`.execute(tx);
-      const rowIds = new Map(rows.map((row) => [row.message_id, row.id]));
-      await sql`delete from message_search where rowid in (${sql.join(rows.map((row) => row.id))})`.execute(tx);
-      const values = batch.map(
-        (m) =>
-          sql`(${rowIds.get(m.id)}, ${m.id}, ${indexText(m.groupId, m.title)}, ${indexText(m.groupId, m.text)},
-            ${authorIndexText(m.groupId, m.authorName)})`,
-      );
-      await sql`
-        insert into message_search (rowid, message_id, title, text, author)
-        values ${sql.join(values)}`.execute(tx);
-    }
+    if (!deferToBatchEnd(tx, atBatchEnd, { upsert: messages })) await writeRows(tx, messages);
   }
 
   async remove(tx: Tx, messageIds: string[]): Promise<void> {
-    for (const batch of chunks(messageIds)) {
-      // The trigger of migration 0003 deletes the FTS rows.
-      await sql`delete from message_search_rows where message_id in (${sql.join(batch)})`.execute(tx);
-    }
+    if (!deferToBatchEnd(tx, atBatchEnd, { remove: messageIds })) await removeRows(tx, messageIds);
   }
 
   async search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult> {
