@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { trimSoon } from '../lib/malloc-trim.js';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
@@ -157,6 +158,8 @@ export class BackgroundCheckpointer {
     const exited = new Promise<void>((resolve) =>
       worker.once('exit', () => {
         this.live.delete(worker);
+        // Its heap and SQLite connection are free now, but glibc keeps them (lib/malloc-trim.ts).
+        trimSoon();
         if (worker === this.worker) {
           this.worker = null;
           // Paused writes never wait for a worker that is gone.

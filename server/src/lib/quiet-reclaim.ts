@@ -1,4 +1,5 @@
 import v8 from 'node:v8';
+import { trimSoon } from './malloc-trim.js';
 
 /** How long without a request starting or ending before memory is given back. */
 export const QUIET_RECLAIM_MS = 1000;
@@ -72,6 +73,8 @@ export class QuietReclaim {
     collect({ type: 'major', flavor: 'last-resort' });
     this.heapAfterLast = this.heapBytes();
     this.collections += 1;
+    // What the collection freed outside V8's heap (SQLite's caches, buffers) is still glibc's.
+    trimSoon();
   }
 
   private heapBytes(): number {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TRIM_DEBOUNCE_MS, trimStats } from './malloc-trim.js';
 import { QuietReclaim } from './quiet-reclaim.js';
 
 const MB = 1024 * 1024;
@@ -39,9 +40,14 @@ describe('QuietReclaim', () => {
     expect(release).toHaveBeenCalledTimes(1);
     expect(collect).toHaveBeenCalledWith({ type: 'major', flavor: 'last-resort' });
     expect(quiet.collections).toBe(1);
+    // Then glibc's free memory goes back to the system, a moment later (lib/malloc-trim.ts).
+    const trims = trimStats.runs;
+    vi.advanceTimersByTime(TRIM_DEBOUNCE_MS);
+    expect(trimStats.runs).toBe(trims + 1);
     // Nothing more until the next request.
     vi.advanceTimersByTime(10_000);
     expect(release).toHaveBeenCalledTimes(1);
+    expect(trimStats.runs).toBe(trims + 1);
   });
 
   it('waits for a pause measured from the last request', () => {

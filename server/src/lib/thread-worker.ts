@@ -1,4 +1,5 @@
 import { Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
+import { trimSoon } from './malloc-trim.js';
 
 /**
  * CPU-heavy work runs in a worker thread, never on the thread that answers requests: link previews
@@ -314,7 +315,8 @@ export class ThreadWorker<In, Out, Setup = undefined> {
       if (this.worker !== worker || this.current !== null || this.waiting.length > 0) return;
       this.worker = null;
       this.ready = false;
-      void worker.terminate();
+      // The thread's heap is all free once it has exited, but glibc keeps it (lib/malloc-trim.ts).
+      void worker.terminate().then(trimSoon);
     }, this.options.limits.idleStopMs).unref();
   }
 

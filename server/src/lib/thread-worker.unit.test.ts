@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { trimStats } from './malloc-trim.js';
 import { ThreadWorker } from './thread-worker.js';
 
 // A module the worker imports: doubles its input.
@@ -40,11 +41,13 @@ describe('ThreadWorker, idle', () => {
     expect(worker.threadId).toBe(thread);
   });
 
-  it('without idleReclaimMs, an idle worker is only stopped', async () => {
+  it('without idleReclaimMs, an idle worker is only stopped, and the C heap trimmed once it has exited', async () => {
+    const trims = trimStats.runs;
     const worker = doubler({ idleStopMs: 20 });
     expect(await worker.run(3)).toBe(6);
     await vi.waitFor(() => expect(worker.threadId).toBeNull(), { timeout: 10_000 });
     expect(worker.reclaims).toBe(0);
+    await vi.waitFor(() => expect(trimStats.runs).toBeGreaterThan(trims), { timeout: 10_000 });
     expect(await worker.run(4)).toBe(8);
   });
 });
