@@ -3,7 +3,7 @@
 // Runs on whatever Node the machine has (the project's own Node 24 arrives with the npm packages),
 // so it uses no dependency and no syntax newer than Node 18.
 //
-//   node scripts/bootstrap.mjs           npm packages (when package-lock.json changed)
+//   node scripts/bootstrap.mjs           the build tools and npm packages (when package-lock.json changed)
 //   node scripts/bootstrap.mjs --test    also the Debian packages the test suites use
 //
 // Everything it prints goes to stderr: `npm run kith` must keep stdout for its JSON.
@@ -15,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = path.join(root, 'node_modules', '.kith-install-stamp');
+
+// What node-gyp builds the server's small native addon with (native/malloc-trim), at `npm install`.
+const BUILD_SYSTEM_PACKAGES = { make: 'make', 'g++': 'g++', python3: 'python3' };
 
 // Debian packages the test suites need, as "command: package" (media: ffmpeg/ffprobe and poppler's
 // pdftoppm; the browser suite: chromium; the scale-out deployment suite: nginx as load balancer).
@@ -88,5 +91,6 @@ function ensureSystemPackages(packages, dataPackages) {
   apt(['install', '-y', '-q', '--no-install-recommends', ...missing]);
 }
 
+ensureSystemPackages(BUILD_SYSTEM_PACKAGES, []);
 ensureNpmPackages();
 if (process.argv.includes('--test')) ensureSystemPackages(TEST_SYSTEM_PACKAGES, TEST_DATA_PACKAGES);
