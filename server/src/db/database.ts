@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { lazyModule } from '../lib/lazy-module.js';
+import { trimSoon } from '../lib/malloc-trim.js';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
@@ -23,8 +24,9 @@ export interface Db {
    */
   transaction<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
-   * Stops the thread that checkpoints SQLite's WAL if nothing is due (nothing on PostgreSQL): called
-   * when the server's requests have paused (lib/quiet-reclaim.ts).
+   * Stops the thread that checkpoints SQLite's WAL if nothing is due and empties SQLite's page
+   * caches (nothing on PostgreSQL): called when the server's requests have paused
+   * (lib/quiet-reclaim.ts).
    */
   releaseMemory(): void;
   close(): Promise<void>;
@@ -67,12 +69,13 @@ export function openDatabase(database: Config['database']): Db {
   // A second process (the CLI) may hold the write lock briefly; wait instead of failing.
   writer.pragma('busy_timeout = 5000');
   // Two connections to ':memory:' would be two databases.
+  const reader = database.file === ':memory:' ? null : openReader(database.file);
   const dialect =
-    database.file === ':memory:'
+    reader === null
       ? new SqliteDialect({ database: reusingStatements(writer) })
       : new ReadWriteSqliteDialect(
           reusingStatements(writer, () => checkpointer?.wrote()),
-          reusingStatements(openReader(database.file)),
+          reusingStatements(reader),
         );
   const kysely = new Kysely<Database>({ dialect });
   if (dialect instanceof ReadWriteSqliteDialect) readDirectly(kysely, (query) => dialect.snapshot.read(query));
@@ -87,9 +90,17 @@ export function openDatabase(database: Config['database']): Db {
     kysely,
     dialect: 'sqlite',
     transaction: (work) => batcher.run(work),
-    // The page caches stay: `PRAGMA shrink_memory` freed their 11 MB into the allocator, which kept
-    // it (the server's RSS did not move), and the next reads would have copied their pages again.
-    releaseMemory: () => checkpointer?.stopUnlessDue(),
+    releaseMemory: () => {
+      checkpointer?.stopUnlessDue();
+      // The page caches go too (up to 8 MiB read, 16 written): the first reads after the pause copy
+      // their pages from the system's file cache again, a few µs each. SQLite frees them into
+      // glibc's heap, which keeps them unless trimmed (lib/malloc-trim.ts; without the trim, RSS did
+      // not move). A connection in a transaction keeps its pages.
+      for (const connection of [reader, writer]) {
+        if (connection !== null && !connection.inTransaction) connection.pragma('shrink_memory');
+      }
+      trimSoon();
+    },
     close: async () => {
       await checkpointer?.stop();
       // The last connection to close checkpoints what is left and removes the WAL.
