@@ -530,8 +530,30 @@ async function bookmarks(db: RawDb, userId: string, limit: number): Promise<RawA
   return { ids: ids(rows) };
 }
 
-/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the view by token, files, link preview, reactions. */
+/**
+ * Mirrors `getPublicMessage` (features/messages/public-links.ts): on PostgreSQL the view by token with
+ * its files and reactions in one statement (`findPublicViewAndExtras`), on SQLite the view, then
+ * files and reactions; the link preview after either.
+ */
 async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
+  if (db.dialect === 'postgres') {
+    const views = await db.all(
+      `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
+         a.avatar_id as author_avatar_id,
+         (select json_agg(to_json(f) order by mf.position) from message_files as mf
+           inner join files as f on f.id = mf.file_id where mf.message_id = m.id) as x_files,
+         (select json_agg(json_build_object('id', r.id, 'message_id', r.message_id, 'user_id', r.user_id,
+           'user_name', u.name, 'emoji', r.emoji) order by r.created_at, r.id)
+           from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id) as x_reactions
+       from messages as m
+       left join users as a on a.id = m.author_id
+       where m.id in (select id from messages where public_token = ? and is_deleted = ?)`,
+      [token, 0],
+    );
+    if (views.length === 0) return { ids: [] };
+    await linkPreviewsOf(db, views);
+    return { ids: ids(views) };
+  }
   const views = await db.all(
     `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
        a.avatar_id as author_avatar_id

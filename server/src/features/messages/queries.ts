@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { LIMITS, type FileObject } from '@kith/common';
 import type { Database } from '../../db/schema.js';
 import type { FileRow, Membership, MessageRow } from '../../db/rows.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
-import { filesOfMessages, firstFilesOfMessages } from '../files/queries.js';
+import { firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
 import { eventsOf, unreadEvent, unreadSince } from '../inbox/queries.js';
 import { prepared } from '../../db/prepared.js';
@@ -127,6 +127,17 @@ export async function findViewAndMembership(
   return withMembershipOf(db, (await findMessageViews(db, [id]))[0], userId);
 }
 
+// The files and the reactions of the message `m` as JSON arrays, read as `filesOfMessages` and
+// `reactionViewsOf` read them and in the same order (null when there are none): the message and the
+// public answers read them with the view on PostgreSQL.
+const FILES_OF_M = sql<FileRow[] | null>`(
+        select json_agg(to_json(f) order by mf.position) from message_files as mf
+        inner join files as f on f.id = mf.file_id where mf.message_id = m.id)`;
+const REACTIONS_OF_M = sql<ReactionView[] | null>`(
+        select json_agg(json_build_object('id', r.id, 'message_id', r.message_id, 'user_id', r.user_id,
+          'user_name', u.name, 'emoji', r.emoji) order by r.created_at, r.id)
+        from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id)`;
+
 // PostgreSQL: the view and membership of `viewWithMembership`, and what the message answer shows
 // with it, in one round trip instead of five (issue 23): children, files, reactions and mentions,
 // each as `childrenOf`, `filesOfMessages`, `reactionViewsOf` and `mentionViewsOf` read them, in
@@ -138,13 +149,8 @@ const viewWithMembershipAndExtras = prepared((db, id: string, userId: string) =>
       'ms.user_id as member_id',
       sql<string[] | null>`case when ms.user_id is not null then array(
         select c.id from messages as c where c.parent_id = m.id order by c.created_at, c.id) end`.as('x_children'),
-      sql<FileRow[] | null>`case when ms.user_id is not null then (
-        select json_agg(to_json(f) order by mf.position) from message_files as mf
-        inner join files as f on f.id = mf.file_id where mf.message_id = m.id) end`.as('x_files'),
-      sql<ReactionView[] | null>`case when ms.user_id is not null then (
-        select json_agg(json_build_object('id', r.id, 'message_id', r.message_id, 'user_id', r.user_id,
-          'user_name', u.name, 'emoji', r.emoji) order by r.created_at, r.id)
-        from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id) end`.as('x_reactions'),
+      sql<FileRow[] | null>`case when ms.user_id is not null then ${FILES_OF_M} end`.as('x_files'),
+      sql<ReactionView[] | null>`case when ms.user_id is not null then ${REACTIONS_OF_M} end`.as('x_reactions'),
       sql<MentionView[] | null>`case when ms.user_id is not null then (
         select json_agg(json_build_object('message_id', x.message_id, 'user_id', x.user_id, 'user_name', u.name,
           'written_name', x.written_name) order by x.position)
@@ -182,12 +188,6 @@ export async function findViewMembershipAndExtras(
         ? undefined
         : { children: children ?? [], files: files ?? [], reactions: reactions ?? [], mentions: mentions ?? [] },
   };
-}
-
-/** The files of each message as File objects with their `fileIndex`, in one query. */
-export async function presentedFilesOf(signer: FileSigner, db: Q, ids: string[]): Promise<Map<string, FileObject[]>> {
-  const rows = await filesOfMessages(db, ids);
-  return new Map([...rows].map(([id, files]) => [id, files.map((file, index) => presentFile(signer, file, index))]));
 }
 
 /**
@@ -666,6 +666,42 @@ const viewByPublicToken = prepared((db, token: string) =>
 
 export async function findViewByPublicToken(db: Q, token: string): Promise<MessageView | undefined> {
   return (await viewByPublicToken(db, token))[0];
+}
+
+/** What the public answer shows beside its view: the message's files and reactions (`PublicExtras`). */
+export interface PublicExtras {
+  files: FileRow[];
+  reactions: ReactionView[];
+}
+
+// PostgreSQL: `viewByPublicToken` with the message's files and, while reactions are on, its reactions,
+// in one round trip instead of three (issue 23). Two statements, so that an instance with reactions
+// off reads none, as the separate reads do (its `x_reactions` is a null constant); the token is
+// their only parameter, so PostgreSQL keeps one generic plan for each.
+const publicViewWith = (reactions: RawBuilder<ReactionView[] | null>) =>
+  prepared((db, token: string) =>
+    selectViews(db)
+      .select([FILES_OF_M.as('x_files'), reactions.as('x_reactions')])
+      .where('m.id', 'in', (eb) =>
+        eb.selectFrom('messages').select('id').where('public_token', '=', token).where('is_deleted', '=', 0),
+      ),
+  );
+const publicViewWithReactions = publicViewWith(REACTIONS_OF_M);
+const publicViewWithoutReactions = publicViewWith(sql<null>`null`);
+
+/**
+ * PostgreSQL only: `findViewByPublicToken` and the message's `PublicExtras` in one statement; the
+ * reactions are empty unless `withReactions`.
+ */
+export async function findPublicViewAndExtras(
+  db: Q,
+  token: string,
+  withReactions: boolean,
+): Promise<{ view: MessageView; extras: PublicExtras } | undefined> {
+  const [row] = await (withReactions ? publicViewWithReactions : publicViewWithoutReactions)(db, token);
+  if (row === undefined) return undefined;
+  const { x_files: files, x_reactions: reactions, ...view } = row;
+  return { view, extras: { files: files ?? [], reactions: reactions ?? [] } };
 }
 
 /** Rows of several messages grouped by message, each group in the rows' order. */
