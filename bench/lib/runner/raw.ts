@@ -303,12 +303,14 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
 async function messageDetail(db: RawDb, id: string, userId: string): Promise<RawAnswer> {
   if (db.dialect === 'postgres') {
     // `findViewMembershipAndExtras`: the view, membership, children, files, reactions and mentions in
-    // one statement on PostgreSQL, then the link preview.
+    // one statement on PostgreSQL, then the link preview. (The server reads the caller by their key
+    // in the same statement, `findCallerAndMessage`; like every key lookup, it is left out here.)
     const views = await db.all(
       `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
          a.avatar_id as author_avatar_id, ms.user_id as member_id,
-         case when ms.user_id is not null then array(
-           select c.id from messages as c where c.parent_id = m.id order by c.created_at, c.id) end as x_children,
+         case when ms.user_id is not null then (
+           select json_agg(c.id order by c.created_at, c.id) from messages as c where c.parent_id = m.id) end
+           as x_children,
          case when ms.user_id is not null then (
            select json_agg(to_json(f) order by mf.position) from message_files as mf
            inner join files as f on f.id = mf.file_id where mf.message_id = m.id) end as x_files,
