@@ -4,8 +4,8 @@ import type { Tx } from '../../db/transaction.js';
 import type { UserRow } from '../../db/rows.js';
 import { invalidField } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
-import { feedCards, nextCursorOf, parseFeedQuery, threadIdsOf } from './feed.js';
-import { frontMessagesOfGroups, membershipsWithFrontCount, UNREAD_SCAN, unreadTargetsInGroups } from './queries.js';
+import { feedCards, nextCursorOf, parseFeedQuery, threadIdsOf, UNREAD_SCAN } from './feed.js';
+import { frontMessagesOfGroups, membershipsWithFrontCount, unreadTargetsInGroups } from './queries.js';
 
 // The latest activity of all the caller's groups in one list (docs/api §11.8): the same cards, order
 // and cursor as one group's feed (§11.1), in as many queries, whatever the number of groups.

@@ -73,6 +73,8 @@ export function decodeCursor(cursor: string): { at: number; id: string } {
 
 const FEED_DEFAULT = 30;
 const FEED_MAX = 50;
+// Enough to cover what anyone has not read yet; older unread notifications no longer mark cards.
+export const UNREAD_SCAN = 1000;
 
 /**
  * The `limit` and `cursor` of a feed request (docs/api §11.1, and §11.8 across groups): 1–50 cards,
@@ -115,7 +117,7 @@ export function threadIdsOf(targets: readonly Pick<MessageRow, 'id' | 'lineage'>
 
 /** The unread marks of one group's cards. */
 async function unreadThreadIds(db: Tx, user: UserRow, groupId: string): Promise<Set<string>> {
-  return threadIdsOf(await unreadTargets(db, user.id, groupId));
+  return threadIdsOf(await unreadTargets(db, user.id, groupId, UNREAD_SCAN));
 }
 
 /**

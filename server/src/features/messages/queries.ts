@@ -478,39 +478,22 @@ export async function lockPins(
   return { count: Number(row.n), maxOrder: row.max_order === null ? null : Number(row.max_order) };
 }
 
-/** The feed's front rows after `afterAt`/`afterId` (from the top when null), without `exclude`. */
-function frontRowsQuery(db: Q, groupId: string, afterAt: number | null, afterId: string | null, exclude: string[]) {
-  let page = frontMessagesQuery(db, groupId)
-    .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
-    .select(['id', 'last_activity_date']);
-  if (afterAt !== null && afterId !== null) {
-    page = page.where((eb) =>
-      eb.or([
-        eb('last_activity_date', '<', afterAt),
-        eb.and([eb('last_activity_date', '=', afterAt), eb('id', '<', afterId)]),
-      ]),
-    );
-  }
-  return page;
-}
-
-/**
- * The rows of a feed screen of LIMITS.groupPageSize cards (the default, and what the web client
- * asks for): one more than it shows, to know whether another screen follows.
- */
-const FEED_SCREEN_ROWS = LIMITS.groupPageSize + 1;
-
-// Prepared per shape: the feed's first screen (no cursor) and its later ones are two texts. The
-// usual screen's LIMIT is written as a constant, so that PostgreSQL keeps the named statement's
-// generic plan (with `limit $n` it plans it again at every call, see `memberFrontPinsPage`); any
-// other limit is a parameter.
-const frontScreenRowsAfter = prepared(
-  (db, groupId: string, afterAt: number | null, afterId: string | null, exclude: string[]) =>
-    frontRowsQuery(db, groupId, afterAt, afterId, exclude).limit(sql.lit(FEED_SCREEN_ROWS)),
-);
+// Prepared per shape: the feed's first screen (no cursor) and its later ones are two texts.
 const frontRowsAfter = prepared(
-  (db, groupId: string, afterAt: number | null, afterId: string | null, limit: number, exclude: string[]) =>
-    frontRowsQuery(db, groupId, afterAt, afterId, exclude).limit(limit),
+  (db, groupId: string, afterAt: number | null, afterId: string | null, limit: number, exclude: string[]) => {
+    let page = frontMessagesQuery(db, groupId)
+      .$if(exclude.length > 0, (q) => q.where('id', 'not in', exclude))
+      .select(['id', 'last_activity_date']);
+    if (afterAt !== null && afterId !== null) {
+      page = page.where((eb) =>
+        eb.or([
+          eb('last_activity_date', '<', afterAt),
+          eb.and([eb('last_activity_date', '=', afterAt), eb('id', '<', afterId)]),
+        ]),
+      );
+    }
+    return page.limit(limit);
+  },
 );
 
 /**
@@ -524,9 +507,7 @@ export function frontMessagesAfter(
   limit: number,
   exclude: string[] = [],
 ): Promise<{ id: string; last_activity_date: number }[]> {
-  return limit === FEED_SCREEN_ROWS
-    ? frontScreenRowsAfter(db, groupId, after?.at ?? null, after?.id ?? null, exclude)
-    : frontRowsAfter(db, groupId, after?.at ?? null, after?.id ?? null, limit, exclude);
+  return frontRowsAfter(db, groupId, after?.at ?? null, after?.id ?? null, limit, exclude);
 }
 
 /** The id of the front message at position `offset` of the group page, if there is one. */
@@ -535,15 +516,7 @@ export async function frontMessageIdAt(db: Q, groupId: string, offset: number): 
   return row?.id;
 }
 
-/**
- * How many unread notification targets mark a feed's cards: enough to cover what anyone has not
- * read yet; older unread notifications no longer mark cards.
- */
-export const UNREAD_SCAN = 1000;
-
-// The LIMIT is a constant, so that PostgreSQL keeps the named statement's generic plan (see
-// `memberFrontPinsPage`): as a parameter it was planned again at every feed request.
-const unreadTargetRows = prepared((db, userId: string, groupId: string) =>
+const unreadTargetRows = prepared((db, userId: string, groupId: string, limit: number) =>
   // Only group events are new_message/new_comment (personal rows are mentions, reactions, global).
   eventsOf(db, userId, groupId)
     .innerJoin('messages as mm', 'mm.id', 'e.target')
@@ -552,15 +525,20 @@ const unreadTargetRows = prepared((db, userId: string, groupId: string) =>
     .where(unreadEvent())
     .where('e.type', 'in', ['new_message', 'new_comment'])
     .orderBy('e.created_at', 'desc')
-    .limit(sql.lit(UNREAD_SCAN)),
+    .limit(limit),
 );
 
 /**
  * The latest unread new_message/new_comment notification targets of a user in a group (at most
- * UNREAD_SCAN, newest first), with their lineage.
+ * `limit`, newest first), with their lineage.
  */
-export function unreadTargets(db: Q, userId: string, groupId: string): Promise<{ id: string; lineage: string }[]> {
-  return unreadTargetRows(db, userId, groupId);
+export function unreadTargets(
+  db: Q,
+  userId: string,
+  groupId: string,
+  limit: number,
+): Promise<{ id: string; lineage: string }[]> {
+  return unreadTargetRows(db, userId, groupId, limit);
 }
 
 /** Puts `ids` on a message in this order (`fileIndex` 0..n-1), replacing what it carried. */
