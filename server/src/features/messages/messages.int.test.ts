@@ -1819,6 +1819,12 @@ describe('GET /api/messages/{id}: the caller read with the message (issue 23)', 
     expect(me.headers['set-cookie']).toBeDefined();
     expect(res.headers['set-cookie']).toEqual(me.headers['set-cookie']);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(await messageAnswer(h.t.ctx, message.id as string, ben.user))));
+    // HEAD runs the same route: the caller is read the same way.
+    const head = await h.api.request('HEAD', `/messages/${message.id}`, { key: ben.key });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expectError(await h.api.get(`/messages/${message.id}`, { key: 'y'.repeat(43) }), 401, 'invalid_api_key');
+    expect((await h.api.request('HEAD', `/messages/${message.id}`, { key: 'y'.repeat(43) })).status).toBe(401);
   });
 
   it('reads the caller as the key lookup does (PostgreSQL reads them in one statement)', async () => {
