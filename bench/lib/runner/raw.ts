@@ -303,12 +303,14 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
 async function messageDetail(db: RawDb, id: string, userId: string): Promise<RawAnswer> {
   if (db.dialect === 'postgres') {
     // `findViewMembershipAndExtras`: the view, membership, children, files, reactions and mentions in
-    // one statement on PostgreSQL, then the link preview.
+    // one statement on PostgreSQL, then the link preview. (The server reads the caller by their key
+    // in the same statement, `findCallerAndMessage`; like every key lookup, it is left out here.)
     const views = await db.all(
       `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
          a.avatar_id as author_avatar_id, ms.user_id as member_id,
-         case when ms.user_id is not null then array(
-           select c.id from messages as c where c.parent_id = m.id order by c.created_at, c.id) end as x_children,
+         case when ms.user_id is not null then (
+           select json_agg(c.id order by c.created_at, c.id) from messages as c where c.parent_id = m.id) end
+           as x_children,
          case when ms.user_id is not null then (
            select json_agg(to_json(f) order by mf.position) from message_files as mf
            inner join files as f on f.id = mf.file_id where mf.message_id = m.id) end as x_files,
@@ -530,8 +532,30 @@ async function bookmarks(db: RawDb, userId: string, limit: number): Promise<RawA
   return { ids: ids(rows) };
 }
 
-/** Mirrors `getPublicMessage` (features/messages/public-links.ts): the view by token, files, link preview, reactions. */
+/**
+ * Mirrors `getPublicMessage` (features/messages/public-links.ts): on PostgreSQL the view by token with
+ * its files and reactions in one statement (`findPublicViewAndExtras`), on SQLite the view, then
+ * files and reactions; the link preview after either.
+ */
 async function publicMessage(db: RawDb, token: string): Promise<RawAnswer> {
+  if (db.dialect === 'postgres') {
+    const views = await db.all(
+      `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
+         a.avatar_id as author_avatar_id,
+         (select json_agg(to_json(f) order by mf.position) from message_files as mf
+           inner join files as f on f.id = mf.file_id where mf.message_id = m.id) as x_files,
+         (select json_agg(json_build_object('id', r.id, 'message_id', r.message_id, 'user_id', r.user_id,
+           'user_name', u.name, 'emoji', r.emoji) order by r.created_at, r.id)
+           from reactions as r inner join users as u on u.id = r.user_id where r.message_id = m.id) as x_reactions
+       from messages as m
+       left join users as a on a.id = m.author_id
+       where m.id in (select id from messages where public_token = ? and is_deleted = ?)`,
+      [token, 0],
+    );
+    if (views.length === 0) return { ids: [] };
+    await linkPreviewsOf(db, views);
+    return { ids: ids(views) };
+  }
   const views = await db.all(
     `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
        a.avatar_id as author_avatar_id

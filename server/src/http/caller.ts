@@ -14,6 +14,11 @@ declare module 'fastify' {
      * account an administrator disabled.
      */
     authProblem: 'missing' | 'invalid' | 'disabled';
+    /**
+     * The hash of the request's API key when its route reads the caller itself, with its answer's
+     * data (`readsKey` in http/route.ts): `user` is then null until the route has read it.
+     */
+    keyHash: string | null;
   }
 }
 

@@ -22,6 +22,8 @@ declare module 'fastify' {
     auth?: EndpointAuth;
     /** A POST that only reads (search): it does not count as the caller's activity (docs/api §1.11). */
     readOnly?: boolean;
+    /** The route reads its caller with its answer (`withKey` below), not the authentication hook. */
+    readsKey?: boolean;
   }
 }
 
@@ -105,11 +107,19 @@ export function route<K extends EndpointKey>(
   options: {
     /** `false`: no HEAD at all (a live stream); `'same'`: HEAD runs this handler itself (file bytes). */
     head?: false | 'same';
+    /**
+     * A keyed route's handler for a request with a key, which reads the key's user itself in one
+     * statement with its answer (features/auth/authenticate.ts, `callerOfKey`): the authentication
+     * hook then leaves the key unread. The caller it settles is the hook's, 401 included.
+     */
+    withKey?: (request: RouteRequest<K>, reply: FastifyReply, keyHash: string) => Promise<Answer<K>>;
   } = {},
 ): void {
   const endpoint: Endpoint = endpoints[key];
   const { method, path } = endpointRoute(key);
   const needsKey = endpoint.auth === 'key';
+  const withKey = options.withKey;
+  if (withKey !== undefined && !needsKey) throw new Error(`${key} reads no key: it cannot read it with its answer`);
   const underApi = path.startsWith('/api/');
   if (underApi !== app.prefix.endsWith('/api')) {
     throw new Error(`${key} must be registered on ${underApi ? 'the API scope' : 'the base path scope'}`);
@@ -121,12 +131,17 @@ export function route<K extends EndpointKey>(
     url: underApi ? path.slice('/api'.length) : path,
     ...(options.head !== undefined ? { exposeHeadRoute: false } : {}),
     schema: describeEndpoint(key.slice(method.length + 1), endpoint),
-    config: { auth: endpoint.auth, ...(endpoint.readOnly === true ? { readOnly: true } : {}) },
+    config: {
+      auth: endpoint.auth,
+      ...(endpoint.readOnly === true ? { readOnly: true } : {}),
+      ...(withKey !== undefined ? { readsKey: true } : {}),
+    },
     // What the endpoint declares is enforced here, for every route, after the body was parsed (a
     // malformed body still answers 400 first). A check in the handler costs nothing for the routes
     // that need none, where a hook would run, and read `routeOptions`, on every request.
     handler: needsKey
       ? (request, reply) => {
+          if (request.keyHash !== null && withKey !== undefined) return withKey(request, reply, request.keyHash);
           if (request.user === null) throw unauthenticated(request);
           return handler(request, reply, request.user);
         }

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-// The request's `user` and `authProblem` fields.
-import type {} from '../../http/caller.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { UserRow } from '../../db/rows.js';
+import { unauthenticated } from '../../http/caller.js';
 import { apiKeyHash } from './api-keys.js';
 import { refreshMediaCookie } from './media-cookie.js';
 import { recordActivity } from './queries.js';
@@ -22,6 +22,7 @@ const MAX_KEY_LENGTH = 256;
 export function registerAuthentication(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null);
   app.decorateRequest('authProblem', 'missing');
+  app.decorateRequest('keyHash', null);
   // Both hooks are synchronous (`done` style) and make a promise only for the work that needs one:
   // Fastify runs an async hook through a promise and a turn of the microtask queue, on every request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -37,16 +38,16 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
       done();
       return;
     }
+    // A route that reads the caller in the same statement as its answer (on PostgreSQL, one round
+    // trip fewer) gets the key's hash instead, and settles the caller with `callerOfKey`. Reading
+    // `routeOptions` took 0.07 µs (a getter that builds an object).
+    if (request.routeOptions.config?.readsKey === true) {
+      request.keyHash = apiKeyHash(key);
+      done();
+      return;
+    }
     findUserByApiKeyHash(ctx.db.kysely, apiKeyHash(key)).then((user) => {
-      if (user === undefined) request.authProblem = 'invalid';
-      // Read with the key on every request, never cached: a disabled account is refused at once.
-      else if (user.disabled_at !== null) request.authProblem = 'disabled';
-      else {
-        request.user = user;
-        // The newest live event as this read begins (docs/api §11.4): the client compares it with
-        // its first stream's, to know whether an event came between what it read and the stream.
-        if (request.method === 'GET') void reply.header(EVENT_ID_HEADER, String(ctx.events.lastId));
-      }
+      settleCaller(request, reply, user, ctx.events.lastId);
       done();
     }, done);
   });
@@ -86,6 +87,41 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'))
       .then(() => done(null, payload), done);
   });
+}
+
+/**
+ * What the user read with a request's key makes of it: the caller, or why there is none.
+ * `lastEventId`: the newest live event before the answer's data was read.
+ */
+function settleCaller(request: FastifyRequest, reply: FastifyReply, user: UserRow | undefined, lastEventId: number) {
+  if (user === undefined) request.authProblem = 'invalid';
+  // Read with the key on every request, never cached: a disabled account is refused at once.
+  else if (user.disabled_at !== null) request.authProblem = 'disabled';
+  else {
+    request.user = user;
+    // The newest live event as this read begins (docs/api §11.4): the client compares it with
+    // its first stream's, to know whether an event came between what it read and the stream.
+    if (request.method === 'GET') void reply.header(EVENT_ID_HEADER, String(lastEventId));
+  }
+}
+
+/**
+ * For a route that reads the caller with its answer (`readsKey`): call it before that read. Its
+ * result takes the user read with `request.keyHash` (undefined: no such key) and settles the
+ * caller as the hook would have; it answers the caller, or throws the hook's 401.
+ */
+export function callerOfKey(
+  ctx: Pick<AppContext, 'events'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): (user: UserRow | undefined) => UserRow {
+  // Taken before the read, as the hook takes it before the route's reads.
+  const lastEventId = ctx.events.lastId;
+  return (user) => {
+    settleCaller(request, reply, user, lastEventId);
+    if (request.user === null) throw unauthenticated(request);
+    return request.user;
+  };
 }
 
 /** The whole second of a time in ms, as `lastActivityDate` shows it (docs/api §1.4). */

@@ -7,6 +7,9 @@ import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.j
 import { useTestApp, type TestApp } from '../../../test/harness.js';
 import { uploadFile } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
+import { apiKeyHash } from '../auth/api-keys.js';
+import { findUserByApiKeyHash } from '../users/queries.js';
+import { findCallerAndMessage } from './queries.js';
 import { messageAnswer } from './service.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
@@ -1765,5 +1768,96 @@ describe('GET /api/messages/{id}: the answer read with the access check (issue 2
     // A post without any of them answers empty lists, not nulls.
     const plain = await post(cleo, group, { text: 'Plain' });
     expect(await read(ana, plain.id as string)).toMatchObject({ children: [], files: [], reactions: [], mentions: [] });
+  });
+});
+
+describe('GET /api/messages/{id}: the caller read with the message (issue 23)', () => {
+  const h = useTestApp();
+  const { post, reply } = helpers(h);
+
+  it('answers 401 for a key that is not live or of a disabled account, before anything about the message', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const dee = await buildUser(h.t.ctx, { name: 'Dee' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, dee] });
+    const message = await post(ana, group, { text: 'Hello' });
+    for (const id of [message.id, randomUUID(), 'xyz']) {
+      expectError(await h.api.get(`/messages/${id}`, { key: 'x'.repeat(43) }), 401, 'invalid_api_key');
+      expectError(await h.api.get(`/messages/${id}`, { key: 'x'.repeat(300) }), 401, 'invalid_api_key');
+      expectError(await h.api.get(`/messages/${id}`), 401, 'auth_required');
+    }
+    await h.t.ctx.db.kysely
+      .updateTable('users')
+      .set({ disabled_at: h.t.clock.now() })
+      .where('id', '=', dee.user.id)
+      .execute();
+    for (const id of [message.id, randomUUID(), 'xyz']) {
+      expectError(await h.api.get(`/messages/${id}`, { key: dee.key }), 401, 'account_disabled');
+    }
+    // A live key: 404 for unknown and malformed ids, and for an uppercase id, the message.
+    expectError(await h.api.get(`/messages/${randomUUID()}`, { key: ana.key }), 404, 'not_found');
+    expectError(await h.api.get('/messages/xyz', { key: ana.key }), 404, 'not_found');
+    const upper = await h.api.get(`/messages/${String(message.id).toUpperCase()}`, { key: ana.key });
+    expect(upper.status, upper.text).toBe(200);
+    expect(upper.body.id).toBe(message.id);
+  });
+
+  it('sets what the authentication hook sets: the newest event id and the media cookie; the same answer', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const ben = await buildUser(h.t.ctx, { name: 'Ben' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben] });
+    const message = await post(ana, group, { text: 'Hello' });
+    await reply(ben, message, { text: 'Hi' });
+    // The post's events may still be arriving: the id is one the server had while answering.
+    const before = h.t.ctx.events.lastId;
+    const res = await h.api.get(`/messages/${message.id}`, { key: ben.key });
+    expect(res.status, res.text).toBe(200);
+    const eventId = Number(res.headers['kith-event-id']);
+    expect(eventId).toBeGreaterThanOrEqual(before);
+    expect(eventId).toBeLessThanOrEqual(h.t.ctx.events.lastId);
+    // The media cookie of a request read through the hook, for the same user and time.
+    const me = await h.api.get('/me', { key: ben.key });
+    expect(me.headers['set-cookie']).toBeDefined();
+    expect(res.headers['set-cookie']).toEqual(me.headers['set-cookie']);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(await messageAnswer(h.t.ctx, message.id as string, ben.user))));
+    // HEAD runs the same route: the caller is read the same way.
+    const head = await h.api.request('HEAD', `/messages/${message.id}`, { key: ben.key });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expectError(await h.api.get(`/messages/${message.id}`, { key: 'y'.repeat(43) }), 401, 'invalid_api_key');
+    expect((await h.api.request('HEAD', `/messages/${message.id}`, { key: 'y'.repeat(43) })).status).toBe(401);
+  });
+
+  it('reads the caller as the key lookup does (PostgreSQL reads them in one statement)', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana] });
+    const message = await post(ana, group, { text: 'Hello' });
+    // Every column set, nullable ones included, so that each comes back as the driver reads it.
+    await h.t.ctx.db.kysely
+      .updateTable('users')
+      .set({
+        avatar_id: null,
+        notification_emails: 'weekly',
+        lang: 'fr',
+        theme: 'dark',
+        default_page: 'feed',
+        push_notifications: 'none',
+        quiet_hours: '22:00-07:00',
+        time_zone: 'Europe/Paris',
+        push_cursor: 1_700_000_000_123,
+        mention_emails: 'immediately',
+        notifications_read_until: 1_700_000_000_456,
+      })
+      .where('id', '=', ana.user.id)
+      .execute();
+    if (h.t.ctx.db.dialect !== 'postgres') return;
+    const hash = apiKeyHash(ana.key);
+    const { caller, found } = await findCallerAndMessage(h.t.ctx.db.kysely, hash, message.id as string);
+    expect(caller).toEqual(await findUserByApiKeyHash(h.t.ctx.db.kysely, hash));
+    expect(found?.message.id).toBe(message.id);
+    expect((await findCallerAndMessage(h.t.ctx.db.kysely, hash, randomUUID())).found).toBeUndefined();
+    expect(await findCallerAndMessage(h.t.ctx.db.kysely, apiKeyHash('x'.repeat(43)), message.id as string)).toEqual({
+      caller: undefined,
+      found: undefined,
+    });
   });
 });

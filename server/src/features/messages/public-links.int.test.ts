@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { CANNOT, expectError, MESSAGE_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
+import { uploadFile } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
+import { publicAnswer } from './public-links.js';
+import { findViewByPublicToken } from './queries.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
 type Json = ApiResponse['body'];
@@ -269,5 +273,118 @@ describe('public links turned off (PUBLIC_LINKS=false)', () => {
     const message = await post(ana, group, { text: 'Shared before' });
     await storedToken(message.id);
     expect((await read(ana, message.id)).isPublic).toBe(false);
+  });
+});
+
+describe('GET /api/public/{token}: the view, files and reactions read in one statement on PostgreSQL (issue 23)', () => {
+  const h = useTestApp();
+  const { post, share, revoke } = helpers(h);
+  let ana: BuiltUser;
+  let ben: BuiltUser;
+  let cleo: BuiltUser;
+  let group: GroupRow;
+
+  beforeAll(async () => {
+    ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    ben = await buildUser(h.t.ctx, { name: 'Ben' });
+    cleo = await buildUser(h.t.ctx, { name: 'Cléo' });
+    group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben, cleo] });
+  });
+
+  /** The answer built from a read for each part: the view by token, then its files and reactions. */
+  const readApart = async (token: string): Promise<Json> => {
+    const view = await findViewByPublicToken(h.t.ctx.db.kysely, token);
+    expect(view).toBeDefined();
+    return JSON.parse(JSON.stringify(await publicAnswer(h.t.ctx, view!)));
+  };
+
+  it('answers what the separate reads give: files in their order, reaction counts by first reaction', async () => {
+    const photos: string[] = [];
+    for (const background of ['#3a7', '#a37']) {
+      const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } })
+        .jpeg()
+        .toBuffer();
+      const upload = await uploadFile(h.t, ana.key, data);
+      expect(upload.status, upload.text).toBe(201);
+      photos.push(upload.body.id as string);
+    }
+    const created = await h.api.post('/messages', {
+      key: ana.key,
+      body: { group: group.id, data: { text: '@Ben look' }, files: [...photos].reverse(), mentions: [ben.user.id] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const message = created.body;
+    await post(cleo, group, { text: 'A reply the visitor does not see' }, message.id);
+    for (const [u, reaction] of [
+      [ben, '👍'],
+      [cleo, '❤️'],
+      [ana, '❤️'],
+    ] as const) {
+      // Apart in time: summaries come in the order of each emoji's first reaction.
+      h.t.clock.advance(1000);
+      const res = await h.api.post(`/messages/${message.id}/reactions`, { key: u.key, body: { reaction } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const { token } = await share(ana, message.id);
+
+    const res = await h.api.get(`/public/${token}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.files.map((f: Json) => [f.id, f.fileIndex])).toEqual([
+      [photos[1], 0],
+      [photos[0], 1],
+    ]);
+    expect(res.body.reactions.map((r: Json) => [r.emoji, r.count, r.mine, r.reactionId, r.users])).toEqual([
+      ['👍', 1, false, null, []],
+      ['❤️', 2, false, null, []],
+    ]);
+    expect(res.body.children).toEqual([]);
+    expect(res.body.mentions).toEqual([]);
+    expect(res.body).toEqual(await readApart(token));
+
+    // Without files or reactions: empty lists, not nulls, on both paths.
+    const plain = await post(ben, group, { text: 'Plain' });
+    const plainLink = await share(ben, plain.id);
+    const plainAnswer = await h.api.get(`/public/${plainLink.token}`);
+    expect(plainAnswer.status, plainAnswer.text).toBe(200);
+    expect(plainAnswer.body).toMatchObject({ files: [], reactions: [] });
+    expect(plainAnswer.body).toEqual(await readApart(plainLink.token));
+  });
+
+  it('answers 404 for a well-formed token that matches nothing, a revoked link and a deleted message', async () => {
+    const unknown = 'U'.repeat(20) + randomUUID().replaceAll('-', '').slice(0, 23);
+    expectError(await h.api.get(`/public/${unknown}`), 404, 'not_found');
+
+    const revoked = await post(ana, group, { text: 'Shared, then not' });
+    const link = await share(ana, revoked.id);
+    expect((await h.api.get(`/public/${link.token}`)).status).toBe(200);
+    await revoke(ben, revoked.id);
+    expectError(await h.api.get(`/public/${link.token}`), 404, 'not_found');
+
+    const removed = await post(ana, group, { text: 'Shared, then deleted' });
+    const removedLink = await share(ana, removed.id);
+    expect((await h.api.delete(`/messages/${removed.id}`, { key: ana.key })).status).toBe(204);
+    expectError(await h.api.get(`/public/${removedLink.token}`), 404, 'not_found');
+  });
+});
+
+describe('GET /api/public/{token} with reactions turned off (REACTIONS_ENABLED=false)', () => {
+  const h = useTestApp({ REACTIONS_ENABLED: 'false' });
+  const { post, share } = helpers(h);
+
+  it('shows no reactions, even ones stored before, on both paths', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana] });
+    const message = await post(ana, group, { text: 'Liked before' });
+    // A reaction left from before the operator turned them off.
+    await h.t.ctx.db.kysely
+      .insertInto('reactions')
+      .values({ id: randomUUID(), message_id: message.id, user_id: ana.user.id, emoji: '👍', created_at: 1 })
+      .execute();
+    const { token } = await share(ana, message.id);
+    const res = await h.api.get(`/public/${token}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.reactions).toEqual([]);
+    const view = await findViewByPublicToken(h.t.ctx.db.kysely, token);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(await publicAnswer(h.t.ctx, view!))));
   });
 });

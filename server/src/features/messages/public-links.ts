@@ -4,16 +4,22 @@ import { featureDisabled, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import type { UserRow } from '../../db/rows.js';
 import { canShareMessage } from './policy.js';
-import { presentPublicMessage } from './presenter.js';
+import { presentFile } from '../files/presenter.js';
+import { filesOfMessages } from '../files/queries.js';
+import { presentPublicMessage, presentReactions } from './presenter.js';
 import {
   clearPublicToken,
   findPublicToken,
+  findPublicViewAndExtras,
   findViewByPublicToken,
   linkPreviewsOf,
-  presentedFilesOf,
+  reactionViewsOf,
   setPublicTokenIfNone,
+  type MessageView,
+  type PublicExtras,
+  type ReactionView,
 } from './queries.js';
-import { loadReadableMessage, reactionSummariesOf } from './service.js';
+import { loadReadableMessage } from './service.js';
 
 // Tokens are 43 base64url characters; anything else cannot match and is not looked up.
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -45,18 +51,37 @@ export async function revokePublicLink(ctx: AppContext, user: UserRow, id: strin
 /** GET /api/public/{token} (docs/api §6.7): the read-only message for anyone holding the token. */
 export async function getPublicMessage(ctx: AppContext, token: string): Promise<Message> {
   if (!ctx.config.publicLinks || !TOKEN_SHAPE.test(token)) throw notFound();
+  if (ctx.db.dialect === 'postgres') {
+    // One round trip for the view, its files and its reactions; only a link preview reads more.
+    const found = await findPublicViewAndExtras(ctx.db.kysely, token, ctx.config.reactions);
+    if (found === undefined) throw notFound();
+    return publicAnswer(ctx, found.view, found.extras);
+  }
+  // SQLite has no round trip to save: the view, then its files and reactions read apart.
   const view = await findViewByPublicToken(ctx.db.kysely, token);
   if (view === undefined) throw notFound();
-  const [files, linkPreviews, reactions] = await Promise.all([
-    presentedFilesOf(ctx, ctx.db.kysely, [view.id]),
-    linkPreviewsOf(ctx, ctx.db.kysely, [view]),
-    // Visitors see the counts, not who reacted: the public view names no member (issue 20).
-    reactionSummariesOf(ctx, ctx.db.kysely, [view.id], null, { users: false }),
+  return publicAnswer(ctx, view);
+}
+
+/**
+ * The public answer of the message `view` (found by its token). `extras`: its files and reactions
+ * when read with the view (PostgreSQL), else read here; either way the same presentation.
+ */
+export async function publicAnswer(ctx: AppContext, view: MessageView, extras?: PublicExtras): Promise<Message> {
+  const db = ctx.db.kysely;
+  const [read, linkPreviews] = await Promise.all([
+    extras ??
+      Promise.all([
+        filesOfMessages(db, [view.id]),
+        ctx.config.reactions ? reactionViewsOf(db, [view.id]) : new Map<string, ReactionView[]>(),
+      ]).then(([files, reactions]) => ({ files: files.get(view.id) ?? [], reactions: reactions.get(view.id) ?? [] })),
+    linkPreviewsOf(ctx, db, [view]),
   ]);
   return presentPublicMessage(
     view,
-    files.get(view.id) ?? [],
+    read.files.map((file, index) => presentFile(ctx, file, index)),
     linkPreviews.get(view.id) ?? null,
-    reactions.get(view.id) ?? [],
+    // Visitors see the counts, not who reacted: the public view names no member (issue 20).
+    ctx.config.reactions ? presentReactions(read.reactions, null, { users: false }) : [],
   );
 }

@@ -32,6 +32,7 @@ import {
   findMessageAndMembership,
   findMessageViews,
   findViewAndMembership,
+  findCallerAndMessage,
   findViewMembershipAndExtras,
   findTitleSources,
   findPoster,
@@ -53,9 +54,11 @@ import {
   type MessageExtras,
   type MessageView,
   type ReactionView,
+  type ViewMembershipAndExtras,
 } from './queries.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
+import { findUserByApiKeyHash } from '../users/queries.js';
 import { filesOfMessages, findFiles } from '../files/queries.js';
 import { queueLinkPreview } from '../links/service.js';
 import { firstUrlInText } from '../../lib/urls.js';
@@ -426,14 +429,38 @@ export async function getMessage(ctx: AppContext, user: UserRow, id: string | nu
   if (id === null) throw notFound();
   if (ctx.db.dialect === 'postgres') {
     // One round trip for the access check and all but the link preview of the answer.
-    const found = await findViewMembershipAndExtras(ctx.db.kysely, id, user.id);
-    if (found === undefined || !canReadMessage(user, found.message, found.membership)) throw notFound();
-    return messageAnswer(ctx, found.message.id, user, { view: found.message, extras: found.extras });
+    return answerFound(ctx, user, await findViewMembershipAndExtras(ctx.db.kysely, id, user.id));
   }
   // The view that answers is read with the access check (one statement instead of three).
   const found = await findViewAndMembership(ctx.db.kysely, id, user.id);
   if (found === undefined || !canReadMessage(user, found.message, found.membership)) throw notFound();
   return messageAnswer(ctx, found.message.id, user, { view: found.message });
+}
+
+/**
+ * GET /api/messages/{id} on PostgreSQL for a request with a key, which the authentication hook left
+ * unread (http/route.ts, `withKey`): the key's user, and the message as `getMessage` reads it, in
+ * one statement. `accept` settles the caller (features/auth/authenticate.ts, `callerOfKey`), so a
+ * key that is not live answers 401 before anything about the message.
+ */
+export async function getMessageWithKey(
+  ctx: AppContext,
+  keyHash: string,
+  id: string | null,
+  accept: (user: UserRow | undefined) => UserRow,
+): Promise<Message> {
+  if (id === null) {
+    accept(await findUserByApiKeyHash(ctx.db.kysely, keyHash));
+    throw notFound();
+  }
+  const { caller, found } = await findCallerAndMessage(ctx.db.kysely, keyHash, id);
+  return answerFound(ctx, accept(caller), found);
+}
+
+/** The message answer of what PostgreSQL read in one statement, or 404 when `user` may not read it. */
+function answerFound(ctx: AppContext, user: UserRow, found: ViewMembershipAndExtras | undefined): Promise<Message> {
+  if (found === undefined || !canReadMessage(user, found.message, found.membership)) throw notFound();
+  return messageAnswer(ctx, found.message.id, user, { view: found.message, extras: found.extras });
 }
 
 /** GET /api/messages/{id}/preview */
