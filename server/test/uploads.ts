@@ -64,6 +64,20 @@ export function uploadFile(
   return sendUpload(t, key, multipart([...extraParts, { name: 'file', filename, type, data }]));
 }
 
+/** Uploads a small JPEG of each background colour, in order, and answers their file ids. */
+export async function uploadPhotos(t: TestApp, key: string, backgrounds: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const background of backgrounds) {
+    const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } })
+      .jpeg()
+      .toBuffer();
+    const upload = await uploadFile(t, key, data);
+    if (upload.status !== 201) throw new Error(`upload failed: ${upload.status} ${upload.text}`);
+    ids.push(upload.body.id as string);
+  }
+  return ids;
+}
+
 /** A 300×200 JPEG with EXIF orientation 6 (shown rotated 90°) and a GPS position, like a phone's. */
 export function rotatedPhotoWithGps(): Promise<Buffer> {
   return sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 200, g: 30, b: 30 } } })

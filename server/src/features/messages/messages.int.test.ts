@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { CANNOT, expectError, UUID_V4, MAY_PIN, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
-import { uploadFile } from '../../../test/uploads.js';
+import { uploadPhotos } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
 import { apiKeyHash } from '../auth/api-keys.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
@@ -1722,15 +1721,7 @@ describe('GET /api/messages/{id}: the answer read with the access check (issue 2
     const zed = await buildUser(h.t.ctx, { name: 'Zed' });
     const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben, cleo] });
     await buildGroup(h.t.ctx, { name: 'Elsewhere', members: [zed] });
-    const photos: string[] = [];
-    for (const background of ['#3a7', '#a37']) {
-      const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } })
-        .jpeg()
-        .toBuffer();
-      const upload = await uploadFile(h.t, ana.key, data);
-      expect(upload.status, upload.text).toBe(201);
-      photos.push(upload.body.id as string);
-    }
+    const photos = await uploadPhotos(h.t, ana.key, ['#3a7', '#a37']);
     const created = await h.api.post('/messages', {
       key: ana.key,
       body: { group: group.id, data: { text: '@Ben look' }, files: [...photos].reverse(), mentions: [ben.user.id] },

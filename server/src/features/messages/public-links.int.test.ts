@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { CANNOT, expectError, MESSAGE_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { useTestApp, type TestApp } from '../../../test/harness.js';
-import { uploadFile } from '../../../test/uploads.js';
+import { uploadPhotos } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
 import { publicAnswer } from './public-links.js';
 import { findViewByPublicToken } from './queries.js';
@@ -299,15 +298,7 @@ describe('GET /api/public/{token}: the view, files and reactions read in one sta
   };
 
   it('answers what the separate reads give: files in their order, reaction counts by first reaction', async () => {
-    const photos: string[] = [];
-    for (const background of ['#3a7', '#a37']) {
-      const data = await sharp({ create: { width: 40, height: 30, channels: 3, background } })
-        .jpeg()
-        .toBuffer();
-      const upload = await uploadFile(h.t, ana.key, data);
-      expect(upload.status, upload.text).toBe(201);
-      photos.push(upload.body.id as string);
-    }
+    const photos = await uploadPhotos(h.t, ana.key, ['#3a7', '#a37']);
     const created = await h.api.post('/messages', {
       key: ana.key,
       body: { group: group.id, data: { text: '@Ben look' }, files: [...photos].reverse(), mentions: [ben.user.id] },
