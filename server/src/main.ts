@@ -11,6 +11,7 @@ import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './d
 import { NewerDatabaseError } from './db/migrate.js';
 import { closeContext, createContext, createLogger } from './setup.js';
 import { buildMetricsApp } from './features/metrics/routes.js';
+import { enableMallocTrim } from './lib/malloc-trim.js';
 import { QUIET_RECLAIM_GROWTH_BYTES, QUIET_RECLAIM_MS, QuietReclaim } from './lib/quiet-reclaim.js';
 
 /** Entry point: read the configuration, migrate, serve, and stop cleanly on SIGTERM/SIGINT. */
@@ -83,7 +84,9 @@ async function main(): Promise<void> {
   if (lock !== null) await forgetStaleUploadClaims(ctx);
   const web = role !== 'worker';
   const worker = role !== 'web';
-  // Memory back to the system once requests pause for a second (lib/quiet-reclaim.ts).
+  // Memory back to the system once requests pause for a second (lib/quiet-reclaim.ts), and glibc's
+  // free pages with it (lib/malloc-trim.ts).
+  enableMallocTrim();
   const quiet = new QuietReclaim({
     quietMs: QUIET_RECLAIM_MS,
     minGrowthBytes: QUIET_RECLAIM_GROWTH_BYTES,

@@ -37,6 +37,17 @@ export function trimMalloc(): boolean {
   return addon?.trim() ?? false;
 }
 
+let enabled = false;
+
+/**
+ * Lets `trimSoon` trim in this process: the server's entry (main.ts) calls it. The allocator is
+ * the process's, so library code run elsewhere (tests, the command line, the benchmark's tools)
+ * leaves it alone.
+ */
+export function enableMallocTrim(): void {
+  enabled = true;
+}
+
 /** Calls to `trimSoon` closer than this to the last trim share it. */
 export const TRIM_DEBOUNCE_MS = 200;
 
@@ -45,7 +56,7 @@ let pending: NodeJS.Timeout | null = null;
 export const trimStats = { runs: 0 };
 
 /**
- * Trims a moment from now, once for every call meanwhile: after a collection of the quiet server
+ * Trims a moment from now (once `enableMallocTrim` was called), once for every call meanwhile: after a collection of the quiet server
  * (lib/quiet-reclaim.ts), and when a worker thread has exited (its heap is then all free). The timer
  * does not hold the process.
  */
@@ -53,7 +64,7 @@ export function trimSoon(): void {
   if (pending !== null) return;
   pending = setTimeout(() => {
     pending = null;
-    trimMalloc();
+    if (enabled) trimMalloc();
     trimStats.runs += 1;
   }, TRIM_DEBOUNCE_MS).unref();
 }
