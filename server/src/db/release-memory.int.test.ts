@@ -17,7 +17,7 @@ import { sql } from 'kysely';
 const [databaseModule, file] = process.argv.slice(2);
 const { openDatabase } = await import(databaseModule);
 // As main.ts does: the server's process trims its allocator.
-const { enableMallocTrim } = await import(databaseModule.replace(/db[\\/]database\.js$/, 'lib/malloc-trim.js'));
+const { enableMallocTrim } = await import(databaseModule.replace(/db[\\/]database\\.js$/, 'lib/malloc-trim.js'));
 enableMallocTrim();
 const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
 const db = openDatabase({ kind: 'sqlite', file });
