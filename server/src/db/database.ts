@@ -4,7 +4,6 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { lazyModule } from '../lib/lazy-module.js';
-import { trimSoon } from '../lib/malloc-trim.js';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
@@ -94,12 +93,12 @@ export function openDatabase(database: Config['database']): Db {
       checkpointer?.stopUnlessDue();
       // The page caches go too (up to 8 MiB read, 16 written): the first reads after the pause copy
       // their pages from the system's file cache again, a few µs each. SQLite frees them into
-      // glibc's heap, which keeps them unless trimmed (lib/malloc-trim.ts; without the trim, RSS did
-      // not move). A connection in a transaction keeps its pages.
+      // glibc's heap, which keeps them until the quiet server trims it (lib/quiet-reclaim.ts,
+      // lib/malloc-trim.ts; without the trim, RSS did not move). A connection in a transaction keeps
+      // its pages.
       for (const connection of [reader, writer]) {
         if (connection !== null && !connection.inTransaction) connection.pragma('shrink_memory');
       }
-      trimSoon();
     },
     close: async () => {
       await checkpointer?.stop();

@@ -16,9 +16,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 const [databaseModule, file] = process.argv.slice(2);
 const { openDatabase } = await import(databaseModule);
-// As main.ts does: the server's process trims its allocator.
-const { enableMallocTrim } = await import(databaseModule.replace(/db[\\/]database\\.js$/, 'lib/malloc-trim.js'));
-enableMallocTrim();
+const { trimMalloc } = await import(databaseModule.replace(/db[\\/]database\\.js$/, 'lib/malloc-trim.js'));
 const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
 const db = openDatabase({ kind: 'sqlite', file });
 await sql\`create table filler (id integer primary key, body text not null)\`.execute(db.kysely);
@@ -35,7 +33,9 @@ for (let id = 0; id < 20000; id += 500) {
 }
 await new Promise((resolve) => setTimeout(resolve, 50));
 const before = rss();
+// What the quiet server does (lib/quiet-reclaim.ts): release, then trim glibc's heaps.
 db.releaseMemory();
+trimMalloc();
 let after = rss();
 for (let waited = 0; waited < 10000 && before - after < 20; waited += 50) {
   await new Promise((resolve) => setTimeout(resolve, 50));

@@ -52,13 +52,13 @@ export function enableMallocTrim(): void {
 export const TRIM_DEBOUNCE_MS = 200;
 
 let pending: NodeJS.Timeout | null = null;
-/** How many trims ran (tests). */
+/** How many times a trim came due, run or not (tests). */
 export const trimStats = { runs: 0 };
 
 /**
- * Trims a moment from now (once `enableMallocTrim` was called), once for every call meanwhile: after a collection of the quiet server
- * (lib/quiet-reclaim.ts), and when a worker thread has exited (its heap is then all free). The timer
- * does not hold the process.
+ * Trims a moment from now (where `enableMallocTrim` was called), once for every call meanwhile:
+ * when the server has paused (lib/quiet-reclaim.ts), and when a worker thread has exited (its heap
+ * is then all free). The timer does not hold the process.
  */
 export function trimSoon(): void {
   if (pending !== null) return;

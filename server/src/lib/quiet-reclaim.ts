@@ -69,11 +69,13 @@ export class QuietReclaim {
     }
     this.options.release();
     const collect = this.options.collect;
-    if (collect === undefined || this.heapBytes() < this.heapAfterLast + this.options.minGrowthBytes) return;
-    collect({ type: 'major', flavor: 'last-resort' });
-    this.heapAfterLast = this.heapBytes();
-    this.collections += 1;
-    // What the collection freed outside V8's heap (SQLite's caches, buffers) is still glibc's.
+    if (collect !== undefined && this.heapBytes() >= this.heapAfterLast + this.options.minGrowthBytes) {
+      collect({ type: 'major', flavor: 'last-resort' });
+      this.heapAfterLast = this.heapBytes();
+      this.collections += 1;
+    }
+    // What `release` and the collection freed outside V8's heap (SQLite's page caches, buffers) is
+    // still glibc's (lib/malloc-trim.ts).
     trimSoon();
   }
 
