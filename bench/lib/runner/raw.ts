@@ -340,7 +340,14 @@ async function messageDetail(db: RawDb, id: string, userId: string): Promise<Raw
   return { ids: ids(children) };
 }
 
-/** Mirrors `SqliteFtsIndex.search` / `PostgresFtsIndex.search` (server/src/search/): the ranked hits. */
+/** `hitColumns` (server/src/search/search-index.ts). */
+const HIT_COLUMNS = `m.id, m.author_id, m.parent_id, m.title, m.text, m.created_at, m.last_activity_date,
+  (select count(*) from messages c where c.parent_id = m.id) as children`;
+
+/**
+ * Mirrors `SqliteFtsIndex.search` / `PostgresFtsIndex.search` (server/src/search/): the ranked hits
+ * with the page's message columns and reply counts (`hitColumns`).
+ */
 async function search(db: RawDb, groupId: string, text: string, limit = 100): Promise<RawAnswer> {
   const terms = parseSearchTerms(text, '');
   if (terms.terms.length === 0) return { ids: [], total: 0 };
@@ -352,15 +359,21 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
          from message_search
          where message_search match ?
        ),
-       cutoff as (select score from hits order by score desc limit 1 offset ?)
-       select r.message_id, hits.score, (select count(*) from hits) as total
-       from hits
-       cross join message_search_rows r on r.id = hits.id
-       cross join messages m on m.id = r.message_id
-       where hits.score >= coalesce((select score from cutoff), -1e308)
-         and m.group_id = ? and m.is_deleted = 0
-       order by hits.score desc, m.last_activity_date desc, m.id desc
-       limit ?`,
+       cutoff as (select score from hits order by score desc limit 1 offset ?),
+       page as materialized (
+         select r.message_id, hits.score, m.last_activity_date
+         from hits
+         cross join message_search_rows r on r.id = hits.id
+         cross join messages m on m.id = r.message_id
+         where hits.score >= coalesce((select score from cutoff), -1e308)
+           and m.group_id = ? and m.is_deleted = 0
+         order by hits.score desc, m.last_activity_date desc, m.id desc
+         limit ?
+       )
+       select ${HIT_COLUMNS}, page.score, (select count(*) from hits) as total
+       from page
+       cross join messages m on m.id = page.message_id
+       order by page.score desc, page.last_activity_date desc, page.message_id desc`,
       [ftsQuery(groupId, terms), limit - 1, groupId, limit],
     );
   } else {
@@ -394,7 +407,7 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
     ];
     rows = await db.all(
       `with hits as materialized (
-         select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?))) as score
+         select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?)), 1) as score
          from message_search s
          where kith_search_scoped(s.document, s.group_id)
            @@ kith_search_scoped(to_tsquery('simple', kith_unaccent(?)), ?::text)
@@ -430,14 +443,19 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
          from tied ${lookup('tied')}
          where not (select filled from walk)
        )
-       select page.message_id, page.score, (select count(*) from hits) as total
-       from page
-       order by page.score desc, page.last_activity_date desc, page.message_id desc
-       limit ?`,
+       ranked as materialized (
+         select message_id, score, last_activity_date from page
+         order by score desc, last_activity_date desc, message_id desc
+         limit ?
+       )
+       select ${HIT_COLUMNS}, ranked.score, (select count(*) from hits) as total
+       from ranked
+       join messages m on m.id = ranked.message_id
+       order by ranked.score desc, ranked.last_activity_date desc, ranked.message_id desc`,
       params,
     );
   }
-  return { ids: ids(rows, 'message_id'), total: Number(rows[0]?.total ?? 0) };
+  return { ids: ids(rows), total: Number(rows[0]?.total ?? 0) };
 }
 
 /**

@@ -2,12 +2,25 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { WriteChain } from '../db/postgres-chain.js';
 import type { Tx } from '../db/transaction.js';
-import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
+import {
+  hitColumns,
+  type HitMessage,
+  type IndexedMessage,
+  type SearchIndex,
+  type SearchQuery,
+  type SearchResult,
+} from './search-index.js';
 import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
 
 // ts_rank weights, in PostgreSQL's order {D, C, B, A}: title (A) 3, text (B) 2, author name (C) 1;
 // the link preview, which later work adds, gets C too (docs/api §10.7).
 const RANK_WEIGHTS = '{0.1, 0.333, 0.667, 1}';
+// ts_rank's normalization 1: the rank divided by 1 + the logarithm of the document's length. BM25
+// (docs/api §10.7, and SQLite's bm25) weighs a match in a short message above the same match in a
+// long one; without it a long message, which holds more of any word, ranked first. Of the benchmark
+// mid word's first 100 hits, 87 are then SQLite's (19 without), 51 for the most common word (12);
+// dividing by the length itself (2) went too far the other way for common words.
+const RANK_NORMALIZATION = 1;
 
 /**
  * The memory a search may use for its bitmap of matching rows (`work_mem`, see `search`): the exact
@@ -107,8 +120,9 @@ export class PostgresFtsIndex implements SearchIndex {
     // hashed every message of the group (hundreds of ms at the benchmark's full scale). The lateral
     // lookups, fenced by their `limit 1`, read each hit's row through the primary key whatever the
     // estimates.
-    // ts_rank gives few distinct scores, so the ties can be most of the hits (1,010 of the mid word's
-    // 1,078 at full scale), each lookup on a page of its own (5-6 ms in all). Only the most active
+    // Hits of the same length and matches tie, and they can be most of the hits: without the length
+    // normalization, 1,010 of the mid word's 1,078 at full scale (3 with it, but a group of one-word
+    // messages ties them all), each lookup on a page of its own (5-6 ms in all). Only the most active
     // of them reach the page: `walked` first reads the group's messages newest activity first from
     // the (group, in front, activity, id) index alone, one ordered scan per value of is_in_front
     // (0 or 1, never anything else), and keeps the tied ones that are not deleted until the page is
@@ -116,7 +130,8 @@ export class PostgresFtsIndex implements SearchIndex {
     // would make that walk long, so it gives up after five entries per tie (`budget`; an entry
     // costs a small part of a lookup) and the ties are then looked up one by one as before: for the
     // benchmark's hashtag, 96 of 405 ties needed, the walk would have to read 24,000 entries.
-    // Either way the page holds the same rows in the same order.
+    // Either way the page holds the same rows in the same order, and only its rows are read again
+    // for their columns (`ranked`).
     // The tied hits are matched by a hashed subplan (`coalesce` keeps it from becoming a join, which
     // the planner, expecting one tie, ran as a loop over all the ties for each message walked).
     // The activity date of the hit `id` names, if it is a live message of the group, as `m`.
@@ -126,9 +141,9 @@ export class PostgresFtsIndex implements SearchIndex {
           where m.id = ${id} and m.group_id = ${query.groupId} and m.is_deleted = 0
           limit 1
         ) m`;
-    const statement = sql<{ message_id: string; score: number; total: number | string }>`
+    const statement = sql<HitMessage & { score: number | string; total: number | string }>`
       with hits as materialized (
-        select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}) as score
+        select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}, ${sql.lit(RANK_NORMALIZATION)}) as score
         from message_search s
         where kith_search_scoped(s.document, s.group_id) @@ ${scopedQuery}
           ${hashtagFilter}
@@ -175,11 +190,17 @@ export class PostgresFtsIndex implements SearchIndex {
         from tied
         ${activityOf(sql.ref('tied.message_id'))}
         where not (select filled from walk)
+      ),
+      ranked as materialized (
+        select message_id, score, last_activity_date
+        from page
+        order by score desc, last_activity_date desc, message_id desc
+        limit ${query.limit}
       )
-      select page.message_id, page.score, (select count(*) from hits) as total
-      from page
-      order by page.score desc, page.last_activity_date desc, page.message_id desc
-      limit ${query.limit}`;
+      select ${hitColumns}, ranked.score, (select count(*) from hits) as total
+      from ranked
+      join messages m on m.id = ranked.message_id
+      order by ranked.score desc, ranked.last_activity_date desc, ranked.message_id desc`;
     // The hits come from a bitmap of heap pages. Beyond `work_mem` (4 MB by default) PostgreSQL
     // keeps only whole pages in it, and then rechecks the index expression, a regexp over the whole
     // document, on every row of those pages, other groups' too: the most common word of a group of
@@ -191,7 +212,7 @@ export class PostgresFtsIndex implements SearchIndex {
     };
     const { rows } = db.isTransaction ? await run(db) : await db.transaction().execute(run);
     return {
-      hits: rows.map((row) => ({ messageId: row.message_id, score: Number(row.score) })),
+      hits: rows.map(({ score, total: _total, ...message }) => ({ message, score: Number(score) })),
       total: Number(rows[0]?.total ?? 0),
       terms: terms.terms,
     };

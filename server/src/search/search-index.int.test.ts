@@ -83,7 +83,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     h.t.ctx.search.search(h.t.ctx.db.kysely, { groupId: g.id, search, hashtags, limit });
 
   const ids = async (g: GroupRow, search: string, hashtags = ''): Promise<string[]> =>
-    (await find(g, search, hashtags)).hits.map((hit) => hit.messageId);
+    (await find(g, search, hashtags)).hits.map((hit) => hit.message.id);
 
   /** Rows of the index table for one message (both engines name it message_search). */
   const indexRows = async (messageId: string): Promise<number> => {
@@ -169,7 +169,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
       lastActivity: t0,
     });
     let result = await find(g, 'randonnee');
-    expect(result.hits.map((hit) => hit.messageId)).toEqual([inTitle, inText]);
+    expect(result.hits.map((hit) => hit.message.id)).toEqual([inTitle, inText]);
     expect(result.hits[0]?.score).toBeGreaterThan(result.hits[1]?.score ?? Infinity);
     for (const hit of result.hits) expect(hit.score).toBeGreaterThan(0);
 
@@ -180,7 +180,29 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     await post(g, { id: lowId, title: 'Pique-nique', text: 'au parc', lastActivity: t0 + 3000 });
     await post(g, { id: highId, title: 'Pique-nique', text: 'au parc', lastActivity: t0 + 3000 });
     result = await find(g, 'pique parc');
-    expect(result.hits.map((hit) => hit.messageId)).toEqual([highId, lowId, newer, older]);
+    expect(result.hits.map((hit) => hit.message.id)).toEqual([highId, lowId, newer, older]);
+  });
+
+  it('ranks a match in a short message above the same match in a long one, and reads each hit’s row', async () => {
+    const g = await group();
+    const t0 = h.t.clock.now();
+    const filler = 'nous avons marché longtemps sous un ciel gris puis bu un thé chaud au refuge '.repeat(6);
+    // The long message is the newer one: only its length can rank it second (BM25's normalization).
+    const short = await post(g, { title: 'Dimanche', text: 'Une marmotte au col', lastActivity: t0 });
+    const long = await post(g, { title: 'Dimanche', text: `Une marmotte au col, ${filler}`, lastActivity: t0 + 1000 });
+    const result = await find(g, 'marmotte');
+    expect(result.hits.map((hit) => hit.message.id)).toEqual([short, long]);
+    expect(result.hits[0]?.score).toBeGreaterThan(result.hits[1]?.score ?? Infinity);
+    expect(result.hits[0]?.message).toEqual({
+      id: short,
+      author_id: ana.user.id,
+      parent_id: null,
+      title: 'Dimanche',
+      text: 'Une marmotte au col',
+      created_at: expect.any(Number),
+      last_activity_date: t0,
+      children: 0,
+    });
   });
 
   it("matches the author's current name, each term in any field", async () => {
@@ -250,7 +272,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
       lastActivity: t0 + 2000,
     });
     const result = await find(g, 'martin');
-    expect(result.hits.map((hit) => hit.messageId)).toEqual([inTitle, inText, byAuthor]);
+    expect(result.hits.map((hit) => hit.message.id)).toEqual([inTitle, inText, byAuthor]);
     const [title, text, author] = result.hits.map((hit) => hit.score);
     expect(title).toBeGreaterThan(text ?? Infinity);
     expect(text).toBeGreaterThan(author ?? Infinity);
@@ -530,7 +552,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     const result = await find(g, [...words, 'kilo', 'lima'].join('+'));
     // kilo and lima are not in the text: they were not used.
     expect(result.terms).toEqual(words);
-    expect(result.hits.map((hit) => hit.messageId)).toEqual([id]);
+    expect(result.hits.map((hit) => hit.message.id)).toEqual([id]);
     // Hashtags count towards the same limit.
     expect((await find(g, words.join(' '), 'absent')).terms).toHaveLength(10);
     expect(await ids(g, words.slice(0, 9).join(' '), 'absent')).toEqual([]);
@@ -539,7 +561,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     const longId = await post(g, { text: `mot ${long}` });
     const cut = await find(g, long);
     expect(cut.terms).toEqual(['z'.repeat(64)]);
-    expect(cut.hits.map((hit) => hit.messageId)).toEqual([longId]);
+    expect(cut.hits.map((hit) => hit.message.id)).toEqual([longId]);
   });
 
   it('orders the hits tied at the page’s last score by activity, past deleted ones, replies included', async () => {
@@ -556,9 +578,9 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     const above = await post(g, { title: 'Cerises', text: 'Cerises du jardin', lastActivity: t0 });
     const page = await find(g, 'cerises', '', 4);
     expect(page.total).toBe(12);
-    expect(page.hits.map((hit) => hit.messageId)).toEqual([above, reply, ties[7], ties[6]]);
+    expect(page.hits.map((hit) => hit.message.id)).toEqual([above, reply, ties[7], ties[6]]);
     const all = await find(g, 'cerises');
-    expect(all.hits.map((hit) => hit.messageId)).toEqual([above, reply, ...[...ties].reverse()]);
+    expect(all.hits.map((hit) => hit.message.id)).toEqual([above, reply, ...[...ties].reverse()]);
   });
 
   it('orders ties found only among old messages, behind many newer replies', async () => {
@@ -572,8 +594,8 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     for (let i = 0; i < 60; i += 1) {
       await post(g, { text: `Autre chose ${i}`, lastActivity: t0 + i, parentId: ties[i % 5] });
     }
-    expect((await find(g, 'prunes', '', 1)).hits.map((hit) => hit.messageId)).toEqual([ties[4]]);
-    expect((await find(g, 'prunes', '', 3)).hits.map((hit) => hit.messageId)).toEqual([ties[4], ties[3], ties[2]]);
+    expect((await find(g, 'prunes', '', 1)).hits.map((hit) => hit.message.id)).toEqual([ties[4]]);
+    expect((await find(g, 'prunes', '', 3)).hits.map((hit) => hit.message.id)).toEqual([ties[4], ties[3], ties[2]]);
   });
 
   it('counts every match in total and returns at most limit hits', async () => {
@@ -584,7 +606,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     await post(g, { text: 'Poires du verger' });
     const two = await find(g, 'pommes', '', 2);
     expect(two.total).toBe(5);
-    expect(two.hits.map((hit) => hit.messageId)).toEqual([created[4], created[3]]);
+    expect(two.hits.map((hit) => hit.message.id)).toEqual([created[4], created[3]]);
     const all = await find(g, 'pommes');
     expect(all.total).toBe(5);
     expect(all.hits).toHaveLength(5);
@@ -607,7 +629,7 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
       // Inside a caller's transaction the search sets it for that transaction only.
       const inside = await db.transaction().execute(async (tx) => {
         const found = await h.t.ctx.search.search(tx, { groupId: g.id, search: 'cerises', hashtags: '', limit: 10 });
-        return { ids: found.hits.map((hit) => hit.messageId), workMem: await setting(tx) };
+        return { ids: found.hits.map((hit) => hit.message.id), workMem: await setting(tx) };
       });
       expect(inside).toEqual({ ids: [id], workMem: SEARCH_WORK_MEM });
       // On its own it opens one, so no pooled connection keeps the larger setting.
@@ -723,7 +745,7 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
     const index = createSearchIndex(db.dialect);
     const ids = async (search: string, hashtags = '', group = groupId): Promise<string[]> =>
       (await index.search(db.kysely, { groupId: group, search, hashtags, limit: 100 })).hits
-        .map((hit) => hit.messageId)
+        .map((hit) => hit.message.id)
         .sort();
     const indexed = async (): Promise<number> => {
       const { rows } = await sql<{ n: number | string }>`select count(*) as n from message_search`.execute(db.kysely);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { WriteChain } from '../db/postgres-chain.js';
 import type { Tx } from '../db/transaction.js';
@@ -30,8 +30,31 @@ export interface SearchQuery {
   limit: number;
 }
 
+/**
+ * What a result needs of a hit's message, plus its number of direct replies: read by the search's
+ * own statement, so an answer is one query on either engine (the rows of the page used to be a
+ * second one, 0.8 ms on SQLite and 2.6 ms on PostgreSQL for the benchmark's mid word).
+ */
+export interface HitMessage {
+  id: string;
+  author_id: string | null;
+  parent_id: string | null;
+  title: string | null;
+  text: string | null;
+  created_at: number;
+  last_activity_date: number;
+  children: number;
+}
+
+/**
+ * A HitMessage's columns, read from the message row `m` (both engines' search statements), with
+ * the count of its direct replies through the `messages_parent` index.
+ */
+export const hitColumns = sql<HitMessage>`m.id, m.author_id, m.parent_id, m.title, m.text, m.created_at,
+  m.last_activity_date, (select count(*) from messages c where c.parent_id = m.id) as children`;
+
 export interface SearchHit {
-  messageId: string;
+  message: HitMessage;
   score: number;
 }
 
@@ -56,6 +79,9 @@ export interface SearchIndex {
   upsert(tx: Tx, messages: IndexedMessage[], writes?: WriteChain): Promise<void>;
   /** Removes these messages (deleted, or turned into placeholders). */
   remove(tx: Tx, messageIds: string[]): Promise<void>;
-  /** Ranked matches inside one group: relevance, then newest activity, then id. */
+  /**
+   * Ranked matches inside one group: relevance, then newest activity, then id; each with its live
+   * message, in the group (a row left in the index by mistake is never returned).
+   */
   search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult>;
 }

@@ -2,7 +2,14 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 import { deferToBatchEnd, type BatchEndWork } from '../db/write-batch.js';
-import type { IndexedMessage, SearchIndex, SearchQuery, SearchResult } from './search-index.js';
+import {
+  hitColumns,
+  type HitMessage,
+  type IndexedMessage,
+  type SearchIndex,
+  type SearchQuery,
+  type SearchResult,
+} from './search-index.js';
 import { indexTokens, latestOfEach, parseSearchTerms, type SearchTerms } from './terms.js';
 
 // Rows per statement: far below SQLite's limit on bound parameters (32766).
@@ -168,23 +175,31 @@ export class SqliteFtsIndex implements SearchIndex {
     // in the index by mistake is still never shown. CROSS JOIN fixes that order: left to itself, SQLite's planner walks
     // the whole group through messages_group_front and probes the hits, which took 110 ms for a
     // word with 22 hits in a group of 100,000 messages (bench, full scale) instead of 3 ms.
-    const { rows } = await sql<{ message_id: string; score: number; total: number }>`
+    // The page's rows are then read again by primary key for the answer's columns and each one's
+    // count of direct replies, after the cut: hits tied with the last score are more than the page.
+    const { rows } = await sql<HitMessage & { score: number; total: number }>`
       with hits as materialized (
         select rowid as id, -bm25(message_search, 0, 3, 2, 1) as score
         from message_search
         where message_search match ${ftsQuery(query.groupId, terms)}
       ),
-      cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)})
-      select r.message_id, hits.score, (select count(*) from hits) as total
-      from hits
-      cross join message_search_rows r on r.id = hits.id
-      cross join messages m on m.id = r.message_id
-      where hits.score >= coalesce((select score from cutoff), -1e308)
-        and m.group_id = ${query.groupId} and m.is_deleted = 0
-      order by hits.score desc, m.last_activity_date desc, m.id desc
-      limit ${query.limit}`.execute(db);
+      cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)}),
+      page as materialized (
+        select r.message_id, hits.score, m.last_activity_date
+        from hits
+        cross join message_search_rows r on r.id = hits.id
+        cross join messages m on m.id = r.message_id
+        where hits.score >= coalesce((select score from cutoff), -1e308)
+          and m.group_id = ${query.groupId} and m.is_deleted = 0
+        order by hits.score desc, m.last_activity_date desc, m.id desc
+        limit ${query.limit}
+      )
+      select ${hitColumns}, page.score, (select count(*) from hits) as total
+      from page
+      cross join messages m on m.id = page.message_id
+      order by page.score desc, page.last_activity_date desc, page.message_id desc`.execute(db);
     return {
-      hits: rows.map((row) => ({ messageId: row.message_id, score: row.score })),
+      hits: rows.map(({ score, total: _total, ...message }) => ({ message, score })),
       total: rows[0]?.total ?? 0,
       terms: terms.terms,
     };

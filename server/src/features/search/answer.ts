@@ -3,11 +3,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { SearchIndex, SearchQuery } from '../../search/search-index.js';
 import { highlightTerms, presentSearchAnswer, presentSearchMessage } from './presenter.js';
-import { loadSearchRows } from './queries.js';
 
 /**
- * The answer to a search whose caller may see the group (service.ts checked): two queries whatever
- * the number of hits (the index, the rows), then the snippets. It needs nothing of the app but a
+ * The answer to a search whose caller may see the group (service.ts checked): one query whatever
+ * the number of hits (the index's, which reads the page's messages too), then the snippets. It needs nothing of the app but a
  * database and the index, so a worker thread runs it on a connection of its own (worker.ts).
  */
 export async function answerSearch(
@@ -16,18 +15,8 @@ export async function answerSearch(
   query: SearchQuery,
 ): Promise<SearchAnswer> {
   const result = await index.search(db, query);
-  if (result.hits.length === 0) return presentSearchAnswer([], result.total, result.terms);
-  const rows = await loadSearchRows(
-    db,
-    query.groupId,
-    result.hits.map((hit) => hit.messageId),
-  );
   const terms = highlightTerms(result.terms);
-  const messages = result.hits.flatMap((hit) => {
-    // A message deleted between the two reads is left out.
-    const row = rows.get(hit.messageId);
-    return row === undefined ? [] : [presentSearchMessage(row, hit.score, terms)];
-  });
+  const messages = result.hits.map((hit) => presentSearchMessage(hit.message, hit.score, terms));
   return presentSearchAnswer(messages, result.total, result.terms);
 }
 

@@ -1,18 +1,7 @@
 import { plainText, type SearchAnswer, type SearchMessage, type SearchSnippet } from '@kith/common';
 import { toSeconds } from '../../lib/clock.js';
+import type { HitMessage } from '../../search/search-index.js';
 import { foldCodePoint, matchingTokens, normalizeText } from '../../search/terms.js';
-
-/** What a result needs of a message row, plus its number of direct replies. */
-export interface SearchRow {
-  id: string;
-  author_id: string | null;
-  parent_id: string | null;
-  title: string | null;
-  text: string | null;
-  created_at: number;
-  last_activity_date: number;
-  children: number;
-}
 
 /** The terms a snippet highlights: word terms (prefixes) and hashtag terms (exact, without `#`). */
 export interface HighlightTerms {
@@ -162,7 +151,7 @@ export function buildSnippet(title: string | null, text: string | null, terms: H
 }
 
 /** One result (docs/api §6.8): ids as plain strings, `""` when empty; `children` a count. */
-export function presentSearchMessage(row: SearchRow, score: number, terms: HighlightTerms): SearchMessage {
+export function presentSearchMessage(row: HitMessage, score: number, terms: HighlightTerms): SearchMessage {
   return {
     id: row.id,
     entityType: 'message' as const,
