@@ -442,7 +442,7 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
          select tied.message_id, tied.score, m.last_activity_date
          from tied ${lookup('tied')}
          where not (select filled from walk)
-       )
+       ),
        ranked as materialized (
          select message_id, score, last_activity_date from page
          order by score desc, last_activity_date desc, message_id desc

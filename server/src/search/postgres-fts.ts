@@ -1,4 +1,5 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, sql, type RawBuilder } from 'kysely';
+import { loadPg } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { WriteChain } from '../db/postgres-chain.js';
 import type { Tx } from '../db/transaction.js';
@@ -27,6 +28,32 @@ const RANK_NORMALIZATION = 1;
  * bitmap of 137,480 hits on 89,000 pages fitted in 32 MB; this leaves room for twice that.
  */
 export const SEARCH_WORK_MEM = '64MB';
+
+export const SEARCH_APPLICATION_NAME = 'kith-search';
+
+/** The handles of `openSearchConnections`, whose connections already have SEARCH_WORK_MEM. */
+const searchConnections = new WeakSet<Kysely<Database>>();
+
+/**
+ * Connections for searches only (features/search/threads.ts), at most `max` of them, opened with
+ * SEARCH_WORK_MEM for their whole session: a search on them is its one statement, where on a
+ * connection of the server's pool it is four (begin, set local, the statement, commit), each a round
+ * trip that took 0.1 to 0.3 ms at the median and over 1 ms at the 95th percentile on the
+ * benchmark's machine. An idle connection closes after 10 s, as the search worker does on SQLite.
+ */
+export function openSearchConnections(url: string, max: number): Kysely<Database> {
+  const pool = new (loadPg().Pool)({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 10_000,
+    options: `-c work_mem=${SEARCH_WORK_MEM}`,
+    // How an operator (and a test) tells them apart in pg_stat_activity.
+    application_name: SEARCH_APPLICATION_NAME,
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  searchConnections.add(db);
+  return db;
+}
 
 /**
  * A field as the document receives it: its normalized words, hashtags without their `#`. The
@@ -205,12 +232,17 @@ export class PostgresFtsIndex implements SearchIndex {
     // keeps only whole pages in it, and then rechecks the index expression, a regexp over the whole
     // document, on every row of those pages, other groups' too: the most common word of a group of
     // 1,000,000 messages (137,480 hits, 89,000 pages) took 33 s instead of 1 s (bench/README.md,
-    // x10). SET LOCAL gives this statement's transaction room for an exact bitmap and no more.
+    // x10). The search connections have room for an exact bitmap; on any other, SET LOCAL gives this
+    // statement's transaction that room and no more.
     const run = async (tx: Kysely<Database>) => {
       await sql`set local work_mem = ${sql.lit(SEARCH_WORK_MEM)}`.execute(tx);
       return statement.execute(tx);
     };
-    const { rows } = db.isTransaction ? await run(db) : await db.transaction().execute(run);
+    const { rows } = searchConnections.has(db)
+      ? await statement.execute(db)
+      : db.isTransaction
+        ? await run(db)
+        : await db.transaction().execute(run);
     return {
       hits: rows.map(({ score, total: _total, ...message }) => ({ message, score: Number(score) })),
       total: Number(rows[0]?.total ?? 0),

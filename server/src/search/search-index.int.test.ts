@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type Migration } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildGroup, buildUser, postRow, type BuiltUser } from '../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../test/harness.js';
 import { signal } from '../../test/signal.js';
@@ -17,7 +17,7 @@ import type { GroupRow } from '../db/rows.js';
 import { newId } from '../lib/ids.js';
 import { randomToken } from '../lib/secrets.js';
 import { createSearchIndex } from './create.js';
-import { SEARCH_WORK_MEM } from './postgres-fts.js';
+import { openSearchConnections, SEARCH_WORK_MEM } from './postgres-fts.js';
 import { REINDEX_CHUNK, reindexAuthor } from './reindex.js';
 import type { SearchResult } from './search-index.js';
 
@@ -278,6 +278,27 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(text).toBeGreaterThan(author ?? Infinity);
     expect(author).toBeGreaterThan(0);
   });
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'on its own connections, runs its one statement with their SEARCH_WORK_MEM and no transaction',
+    async () => {
+      const g = await group();
+      const id = await post(g, { text: 'Groseilles du jardin' });
+      const { database } = h.t.ctx.config;
+      if (database.kind !== 'postgres') throw new Error('a PostgreSQL test');
+      const db = openSearchConnections(database.url, 1);
+      try {
+        const transaction = vi.spyOn(db, 'transaction');
+        const found = await h.t.ctx.search.search(db, { groupId: g.id, search: 'groseilles', hashtags: '', limit: 10 });
+        expect(found.hits.map((hit) => hit.message.id)).toEqual([id]);
+        expect(transaction).not.toHaveBeenCalled();
+        const { rows } = await sql<{ v: string }>`select current_setting('work_mem') as v`.execute(db);
+        expect(rows[0]?.v).toBe(SEARCH_WORK_MEM);
+      } finally {
+        await db.destroy();
+      }
+    },
+  );
 
   it("reindexAuthor() re-indexes all of an author's messages, page by page, and nothing else", async () => {
     const max = await buildUser(h.t.ctx, { name: 'Max' });

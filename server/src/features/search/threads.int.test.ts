@@ -1,14 +1,17 @@
 import { threadId as mainThreadId } from 'node:worker_threads';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectError } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../../test/harness.js';
 import type { GroupRow } from '../../db/rows.js';
+import { SEARCH_APPLICATION_NAME } from '../../search/postgres-fts.js';
 import { answerSearch } from './answer.js';
 import { searchRunner, searchThreadLimits, type SearchRunner } from './threads.js';
 
 // Where searches run (threads.ts): in a worker thread with its own read-only connection on a SQLite
-// file, in the server's thread on PostgreSQL and on a SQLite `:memory:` database.
+// file, in the server's thread on PostgreSQL (on connections of their own) and on a SQLite
+// `:memory:` database.
 describe('searches off the event loop (issue 23)', () => {
   const h = useTestApp();
   const sqlite = TEST_DIALECT === 'sqlite';
@@ -63,6 +66,25 @@ describe('searches off the event loop (issue 23)', () => {
     });
     expect(JSON.parse(Buffer.from(await memory.answer(query)).toString())).toEqual(here);
     expect(memory.threadId).toBeNull();
+  });
+
+  it.runIf(!sqlite)('searches on PostgreSQL on connections of its own, closed when it stops', async () => {
+    const backends = async () => {
+      const { rows } = await sql<{ n: string | number }>`
+        select count(*) as n from pg_stat_activity
+        where datname = current_database() and application_name = ${SEARCH_APPLICATION_NAME}`.execute(
+        h.t.ctx.db.kysely,
+      );
+      return Number(rows[0]?.n);
+    };
+    // The app's own runner (the route's) may hold one from an earlier test.
+    const before = await backends();
+    const searches = runner();
+    const answer = await searches.answer({ groupId: group.id, search: 'river', hashtags: '', limit: 100 });
+    expect(JSON.parse(Buffer.from(answer).toString())).toMatchObject({ totalItems: 2 });
+    expect(await backends()).toBe(before + 1);
+    await searches.stop();
+    await vi.waitFor(async () => expect(await backends()).toBe(before), { timeout: 10_000 });
   });
 
   it('finds a message posted just before, and never shows a group to an outsider', async () => {

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { Lane } from '../../lib/lane.js';
 import { ThreadWorker, siblingModule, type ThreadWorkerLimits } from '../../lib/thread-worker.js';
+import { openSearchConnections } from '../../search/postgres-fts.js';
 import type { SearchQuery } from '../../search/search-index.js';
 import { answerSearch, jsonBytes } from './answer.js';
 import type { SearchSetup } from './worker.js';
@@ -51,6 +52,7 @@ export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number; atOn
    * common word took them all, and the group page waited for one: p99 414 ms instead of 26 under
    * the `mixed` benchmark (full scale). One at a time, as the SQLite worker does, leaves the pool and
    * the database's CPU to the other requests; the searches wait their turn holding no connection.
+   * They have connections of their own (openSearchConnections), this many.
    */
   atOnceOnPostgres: 1,
 };
@@ -64,20 +66,27 @@ const tooMany = () => unavailable('Too many searches at once. Try again in a mom
  * the most common word's hits and cutting snippets took the only event loop for 33 ms a search, and
  * under 50 connections every other request queued behind them (issue 23). The server's thread only
  * checks membership, and answers other requests meanwhile. PostgreSQL does the query's work in its
- * own processes, so there the search runs in the server's thread, one at a time (`Lane`), as does a
- * SQLite `:memory:` database (tests), which no other connection can open.
+ * own processes, so there the search runs in the server's thread, one at a time (`Lane`), on
+ * connections of its own (openSearchConnections). So does a search of a SQLite `:memory:` database
+ * (tests), on the server's connection: no other can open it.
  */
 export function searchRunner(ctx: AppContext): SearchRunner {
   const database = ctx.config.database;
   if (database.kind !== 'sqlite' || database.file === ':memory:') {
     const lane = new Lane(searchThreadLimits.atOnceOnPostgres);
+    const db =
+      database.kind === 'postgres'
+        ? openSearchConnections(database.url, searchThreadLimits.atOnceOnPostgres)
+        : ctx.db.kysely;
     return {
       answer: (query) => {
         if (lane.pending >= searchThreadLimits.maxWaiting) return Promise.reject(tooMany());
-        return lane.run(async () => jsonBytes(await answerSearch(ctx.db.kysely, ctx.search, query)));
+        return lane.run(async () => jsonBytes(await answerSearch(db, ctx.search, query)));
       },
       threadId: null,
-      stop: async () => {},
+      stop: async () => {
+        if (db !== ctx.db.kysely) await db.destroy();
+      },
     };
   }
   const worker = new ThreadWorker<SearchQuery, Uint8Array, SearchSetup>({
