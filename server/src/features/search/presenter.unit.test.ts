@@ -75,6 +75,23 @@ describe('matchRanges', () => {
 });
 
 describe('buildSnippet', () => {
+  it('makes every run of white space one space, and trims', () => {
+    const next = random(3);
+    const spaces = [' ', '  ', '\n', '\n\n', '\t', ' \r\n ', '\u00a0', '\u2003', '\u3000 '];
+    for (let round = 0; round < 300; round += 1) {
+      const parts = Array.from({ length: 1 + Math.floor(next() * 8) }, (_, i) => [
+        spaces[Math.floor(next() * spaces.length)] ?? ' ',
+        `mot${i}`,
+      ]).flat();
+      const text = parts.join('');
+      const flat = text
+        .split(/\s+/)
+        .filter((word) => word !== '')
+        .join(' ');
+      expect(buildSnippet(null, text, terms).text, JSON.stringify(text)).toBe(flat);
+    }
+  });
+
   it('highlights every match inside the window around the first one in a long text', () => {
     const text = `${'début '.repeat(300)}Noël à l'école, noël ${'fin '.repeat(1000)}noël`;
     const snippet = buildSnippet(null, text, terms);
