@@ -68,7 +68,7 @@ const BEYOND_ASCII = /[\u0080-\u{10ffff}]/gu;
 /**
  * The normalized copy of a text (docs/api §10.7): `Joyeux Noël` → `joyeux noel`. Runs of ASCII,
  * most of a text in most languages, are lowered whole; only the code points beyond are folded one
- * by one (a code point at a time, the whole text took 16 ns a character).
+ * by one (a code point at a time, a text of 740 characters took 12 µs instead of 3.6).
  */
 export function normalizeText(text: string): string {
   let out = '';
