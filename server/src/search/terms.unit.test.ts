@@ -32,6 +32,15 @@ describe('parseSearchTerms', () => {
   });
 });
 
+/** A deterministic generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
 describe('matchingTokens', () => {
   /** The rule as written: every token of the text, kept when a term matches it. */
   const oracle = (text: string, terms: { words: string[]; hashtags: string[] }) =>
@@ -71,11 +80,7 @@ describe('matchingTokens', () => {
       'ab',
     ];
     const terms = { words: ['noe', 'noel', 'ab', '12', 'कि'], hashtags: ['fete', 'noel'] };
-    let state = 11;
-    const next = () => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state / 2147483648;
-    };
+    const next = random(11);
     for (let round = 0; round < 2000; round += 1) {
       const text = Array.from(
         { length: 1 + Math.floor(next() * 12) },
@@ -121,11 +126,7 @@ describe('normalizeText', () => {
       '#',
       '1',
     ];
-    let state = 5;
-    const next = () => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state / 2147483648;
-    };
+    const next = random(5);
     for (let round = 0; round < 1000; round += 1) {
       const text = Array.from(
         { length: Math.floor(next() * 10) },
