@@ -143,8 +143,9 @@ async function writeGroups(seedDb: SeedDb, people: PeoplePlan): Promise<number> 
     created_at: g.createdAt,
     last_activity_date: g.lastActivity,
     emptied_at: null,
-    // The triggers of migration 0009 count the front messages as they are inserted.
+    // The triggers of migrations 0009 and 0030 count the messages as they are inserted.
     front_count: 0,
+    messages_posted: 0,
   }));
   const memberships: MembershipsTable[] = people.groups
     .flatMap((g) =>

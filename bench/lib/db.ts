@@ -58,6 +58,7 @@ const COLUMNS = {
     last_activity_date: 'bigint',
     emptied_at: 'bigint',
     front_count: 'integer',
+    messages_posted: 'integer',
   },
   memberships: { group_id: 'text', user_id: 'text', joined_at: 'bigint' },
   messages: {

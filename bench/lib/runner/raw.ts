@@ -11,6 +11,12 @@ import pg from 'pg';
 import { recipientId } from '../../../server/dist/features/inbox/ids.js';
 import { firstUrlInText } from '../../../server/dist/lib/urls.js';
 import { SEARCH_WORK_MEM, tsqueryText } from '../../../server/dist/search/postgres-fts.js';
+import {
+  MAX_SEARCH_SLICE,
+  SEARCH_SLICE_MESSAGES,
+  SEARCH_WINDOW_SLICES,
+  searchWindow,
+} from '../../../server/dist/search/search-index.js';
 import { ftsQuery } from '../../../server/dist/search/sqlite-fts.js';
 import { parseSearchTerms } from '../../../server/dist/search/terms.js';
 import type { DbKind, Manifest } from './types.ts';
@@ -353,6 +359,10 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
   if (terms.terms.length === 0) return { ids: [], total: 0 };
   let rows: Row[];
   if (db.dialect === 'sqlite') {
+    // The window of the group's newest slices (search-index.ts), read first as the server does.
+    const [group] = await db.all('select messages_posted from groups where id = ?', [groupId]);
+    const window = searchWindow(Number(group?.messages_posted ?? 0), null);
+    if (window === null) return { ids: [], total: 0 };
     rows = await db.all(
       `with hits as materialized (
          select rowid as id, -bm25(message_search, 0, 3, 2, 1) as score
@@ -374,7 +384,7 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
        from page
        cross join messages m on m.id = page.message_id
        order by page.score desc, page.last_activity_date desc, page.message_id desc`,
-      [ftsQuery(groupId, terms), limit - 1, groupId, limit],
+      [ftsQuery(groupId, terms, window.low, window.top), limit - 1, groupId, limit],
     );
   } else {
     const hashtagFilter = terms.hashtags.length > 0 ? 'and s.hashtags @> ?::text[]' : '';
@@ -390,6 +400,7 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
          order by last_activity_date desc, id desc
          limit (select entries from budget))`;
     const params: unknown[] = [
+      groupId,
       '{0.1, 0.333, 0.667, 1}',
       tsqueryText(terms),
       tsqueryText(terms),
@@ -406,11 +417,16 @@ async function search(db: RawDb, groupId: string, text: string, limit = 100): Pr
       limit,
     ];
     rows = await db.all(
-      `with hits as materialized (
+      `with win as materialized (
+         select greatest(w.top - ${SEARCH_WINDOW_SLICES - 1}, 0) as low, w.top
+         from (select least(g.messages_posted / ${SEARCH_SLICE_MESSAGES}, ${MAX_SEARCH_SLICE}) as top
+           from groups g where g.id = ?) w
+       ),
+       hits as materialized (
          select s.message_id, ts_rank(?::float4[], s.document, to_tsquery('simple', kith_unaccent(?)), 1) as score
          from message_search s
-         where kith_search_scoped(s.document, s.group_id)
-           @@ kith_search_scoped(to_tsquery('simple', kith_unaccent(?)), ?::text)
+         where kith_search_scoped(s.document, kith_search_scope(s.group_id, s.slice))
+           @@ (select kith_search_window(to_tsquery('simple', kith_unaccent(?)), ?::text, win.low, win.top) from win)
            ${hashtagFilter}
            and s.group_id = ?
        ),

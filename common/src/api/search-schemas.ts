@@ -38,8 +38,13 @@ export type SearchMessage = Static<typeof SearchMessage>;
 /** The answer: the best `limit` matches, the number of all matches, the terms used. */
 export const SearchAnswer = Type.Object({
   messages: Type.Array(SearchMessage, { description: 'relevance first, then newest activity, then id' }),
-  totalItems: Type.Integer({ description: 'all matches, not only the returned ones' }),
+  totalItems: Type.Integer({ description: 'all matches in the messages searched, not only the returned ones' }),
   searchterms: Type.Array(Type.String(), { description: 'normalized terms actually used; hashtags keep their #' }),
+  older: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description:
+      'Kith addition. A search reads the newest 122,881 to 131,072 messages of the group; when it holds older ones, ' +
+      'send this as `before` to search the next ones back, else null',
+  }),
 });
 export type SearchAnswer = Static<typeof SearchAnswer>;
 
@@ -51,4 +56,9 @@ export const SearchBody = Type.Object({
   search: Type.Optional(Type.String({ description: 'words separated by + or white space; may hold #hashtags' })),
   hashtags: Type.Optional(Type.String({ description: 'more hashtags, separated by spaces or +, # optional' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
+  before: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: "Kith addition: an earlier answer's `older`, to search the messages before those it read",
+    }),
+  ),
 });

@@ -7,7 +7,7 @@ import { acquireInstanceLock, InstanceLockedError, type InstanceLock } from '../
 import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
-import { PostgresFtsIndex } from '../search/postgres-fts.js';
+import { PostgresFtsIndex, renumberSearchSlices } from '../search/postgres-fts.js';
 import { S3FileStore } from '../storage/s3-file-store.js';
 import { CliError } from './cli-error.js';
 import { copyFiles, type FileCopyReport } from './migrate-files.js';
@@ -55,7 +55,9 @@ const TABLES: TableCopy[] = [
   { name: 'users', key: ['id'], adapt: (row) => ({ ...row, storage_bytes: 0, storage_reserved: 0 }) },
   // Arrives at zero: the trigger of migration 0009 counts each front message as it is inserted,
   // and the count is checked against the copied rows at the end (recountFrontMessages).
-  { name: 'groups', key: ['id'], adapt: (row) => ({ ...row, front_count: 0 }) },
+  // So does the count of messages posted (migration 0030), which the search index's slices follow
+  // (renumberSearchSlices).
+  { name: 'groups', key: ['id'], adapt: (row) => ({ ...row, front_count: 0, messages_posted: 0 }) },
   { name: 'memberships', key: ['group_id', 'user_id'] },
   { name: 'messages', key: ['id'] },
   { name: 'notifications', key: ['id'] },
@@ -506,6 +508,7 @@ export async function migrateData(
     const tables: Record<string, TableReport> = {};
     for (const table of TABLES) tables[table.name] = await copyTable(source, target, table, request.batchSize, io);
     const search = await indexMessages(target, io);
+    await renumberSearchSlices(target.kysely);
     const groupsCorrected = await recountFrontMessages(target);
     const sequences = await advanceSequences(target);
 

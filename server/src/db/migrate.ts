@@ -29,6 +29,7 @@ import * as m0026 from './migrations/0026_deferred_front_count.js';
 import * as m0027 from './migrations/0027_author_name_function.js';
 import * as m0028 from './migrations/0028_group_activity_at_commit.js';
 import * as m0029 from './migrations/0029_sqlite_group_activity_trigger.js';
+import * as m0030 from './migrations/0030_search_slices.js';
 
 /** Every migration, in order. A new file is added at the end; a landed one is never edited. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027_author_name_function': m0027,
   '0028_group_activity_at_commit': m0028,
   '0029_sqlite_group_activity_trigger': m0029,
+  '0030_search_slices': m0030,
 };
 
 /** The names of every migration this version knows, oldest first. */

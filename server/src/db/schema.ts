@@ -60,6 +60,12 @@ export interface GroupsTable {
   emptied_at: number | null;
   /** How many of its messages are in front (is_in_front = 1); kept by triggers (migration 0009). */
   front_count: Generated<number>;
+  /**
+   * How many messages were ever posted to it, replies and since-deleted ones included; kept by the
+   * insert triggers (migration 0030). The search index cuts the group into slices by it
+   * (search/search-index.ts).
+   */
+  messages_posted: Generated<number>;
 }
 
 export interface MembershipsTable {

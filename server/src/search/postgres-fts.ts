@@ -5,6 +5,9 @@ import type { WriteChain } from '../db/postgres-chain.js';
 import type { Tx } from '../db/transaction.js';
 import {
   hitColumns,
+  MAX_SEARCH_SLICE,
+  SEARCH_SLICE_MESSAGES,
+  SEARCH_WINDOW_SLICES,
   type HitMessage,
   type IndexedMessage,
   type SearchIndex,
@@ -55,6 +58,13 @@ export function openSearchConnections(url: string, max: number): Kysely<Database
   return db;
 }
 
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/** Whether a row of the search statement holds a hit, not only the window (an empty answer). */
+function isHit(row: Nullable<HitMessage>): row is HitMessage {
+  return row.id !== null;
+}
+
 /**
  * A field as the document receives it: its normalized words, hashtags without their `#`. The
  * author's name goes through it too (hashtags come from the title and text only: hashtagsOf).
@@ -88,13 +98,37 @@ export function tsqueryText(terms: SearchTerms): string {
 }
 
 /**
+ * Cuts an index filled all at once into slices (search-index.ts): each group's count of messages
+ * posted becomes its number of message rows, and each indexed message's slice follows its rank by
+ * creation in its group, as migration 0030 numbered them. For `kith migrate-data`, whose upserts
+ * all read the group's final count and so put every copied message in the newest slice. Only rows
+ * whose slice changes are written; running it again changes nothing.
+ */
+export async function renumberSearchSlices(db: Kysely<Database>): Promise<void> {
+  await sql`
+    update groups g set messages_posted = c.n
+    from (select group_id, count(*)::integer as n from messages group by group_id) c
+    where c.group_id = g.id and g.messages_posted <> c.n`.execute(db);
+  await sql`
+    update message_search s set slice = n.slice
+    from (
+      select id,
+        least((row_number() over (partition by group_id order by created_at, id) - 1) / ${sql.lit(SEARCH_SLICE_MESSAGES)},
+          ${sql.lit(MAX_SEARCH_SLICE)}) as slice
+      from messages
+    ) n
+    where n.id = s.message_id and s.slice <> n.slice`.execute(db);
+}
+
+/**
  * PostgreSQL full text (scale-out mode). Table of migration 0003: `message_search(message_id,
  * group_id, document, hashtags)`; `document` holds the title (weight A), text (weight B) and
  * author's name (weight C, since migration 0004) words through `kith_unaccent` and the `simple`
  * configuration. Its GIN index (migration 0025) is on `kith_search_scoped(document, group_id)`,
  * every lexeme behind its group's digits, and each query is scoped the same way, so the index
  * itself keeps a search inside its group (rows written before 0025 also hold an `@<group id>`
- * lexeme, which did that before and which no term can match). A term matches if one of its
+ * lexeme, which did that before and which no term can match). Since migration 0030 the scope is
+ * the group and the row's `slice` (search-index.ts), and a search reads a window of slices. A term matches if one of its
  * lexeme's occurrences does, whatever its weight, so each term may match in a different field.
  * Rows go with their message through the foreign key's cascade.
  * Link previews are not indexed yet (docs/api §10.7 lists them; later work).
@@ -105,8 +139,10 @@ export class PostgresFtsIndex implements SearchIndex {
     if (unique.length === 0) return;
     const column = (pick: (m: IndexedMessage) => string) => unique.map(pick);
     const statement = sql`
-      insert into message_search (message_id, group_id, document, hashtags)
+      insert into message_search (message_id, group_id, slice, document, hashtags)
       select u.id, u.group_id,
+        least((select g.messages_posted from groups g where g.id = u.group_id) / ${sql.lit(SEARCH_SLICE_MESSAGES)},
+          ${sql.lit(MAX_SEARCH_SLICE)}),
         setweight(to_tsvector('simple', kith_unaccent(u.title)), 'A')
           || setweight(to_tsvector('simple', kith_unaccent(u.body)), 'B')
           || setweight(to_tsvector('simple', kith_unaccent(u.author)), 'C'),
@@ -121,6 +157,9 @@ export class PostgresFtsIndex implements SearchIndex {
       ) as u(id, group_id, title, body, author, tags)
       on conflict (message_id) do update
         set group_id = excluded.group_id, document = excluded.document, hashtags = excluded.hashtags`;
+    // A new row's slice is its group's count of messages posted (search-index.ts), as committed: the
+    // triggers count this transaction's messages at its commit (migration 0030). A row already there
+    // keeps its slice.
     if (writes === undefined) await statement.execute(tx);
     else await writes.write({ compile: () => statement.compile(tx) });
   }
@@ -132,11 +171,14 @@ export class PostgresFtsIndex implements SearchIndex {
 
   async search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult> {
     const terms = parseSearchTerms(query.search, query.hashtags);
-    if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
+    if (terms.terms.length === 0) return { hits: [], total: 0, terms: [], older: null };
     const userQuery = sql`to_tsquery('simple', kith_unaccent(${tsqueryText(terms)}))`;
-    // The GIN index is on each lexeme scoped by its group (migration 0025): the same expression
-    // and the scoped query find the group's hits only, so a prefix reads no other group's words.
-    const scopedQuery = sql`kith_search_scoped(${userQuery}, ${query.groupId}::text)`;
+    // The GIN index is on each lexeme scoped by its group and slice (migrations 0025 and 0030): the
+    // same expression and the query scoped to each slice of the window (`win`, search-index.ts's
+    // searchWindow in SQL) find the window's hits of the group only, so a prefix reads no other
+    // group's or slice's words.
+    const before = query.before ?? MAX_SEARCH_SLICE + 1;
+    const scopedQuery = sql`(select kith_search_window(${userQuery}, ${query.groupId}::text, win.low, win.top) from win)`;
     const hashtagFilter = terms.hashtags.length > 0 ? sql`and s.hashtags @> ${terms.hashtags}::text[]` : sql``;
     // The score ranks the stored document on the user's terms, unscoped. As on SQLite
     // (sqlite-fts.ts), only the hits that can be on the page are joined to their rows, the total
@@ -168,11 +210,22 @@ export class PostgresFtsIndex implements SearchIndex {
           where m.id = ${id} and m.group_id = ${query.groupId} and m.is_deleted = 0
           limit 1
         ) m`;
-    const statement = sql<HitMessage & { score: number | string; total: number | string }>`
-      with hits as materialized (
+    const statement = sql<
+      Nullable<HitMessage> & { score: number | string | null; total: number | string | null; low: number }
+    >`
+      with win as materialized (
+        select greatest(w.top - ${sql.lit(SEARCH_WINDOW_SLICES - 1)}, 0) as low, w.top
+        from (
+          select least(g.messages_posted / ${sql.lit(SEARCH_SLICE_MESSAGES)}, ${sql.lit(MAX_SEARCH_SLICE)}, ${before}::integer - 1) as top
+          from groups g
+          where g.id = ${query.groupId}
+        ) w
+        where w.top >= 0
+      ),
+      hits as materialized (
         select s.message_id, ts_rank(${RANK_WEIGHTS}::float4[], s.document, ${userQuery}, ${sql.lit(RANK_NORMALIZATION)}) as score
         from message_search s
-        where kith_search_scoped(s.document, s.group_id) @@ ${scopedQuery}
+        where kith_search_scoped(s.document, kith_search_scope(s.group_id, s.slice)) @@ ${scopedQuery}
           ${hashtagFilter}
           and s.group_id = ${query.groupId}
       ),
@@ -223,11 +276,17 @@ export class PostgresFtsIndex implements SearchIndex {
         from page
         order by score desc, last_activity_date desc, message_id desc
         limit ${query.limit}
+      ),
+      answer as (
+        select ${hitColumns}, ranked.score, (select count(*) from hits) as total
+        from ranked
+        join messages m on m.id = ranked.message_id
       )
-      select ${hitColumns}, ranked.score, (select count(*) from hits) as total
-      from ranked
-      join messages m on m.id = ranked.message_id
-      order by ranked.score desc, ranked.last_activity_date desc, ranked.message_id desc`;
+      -- One row with no hit when the window has none: the answer still says where older slices start.
+      select answer.*, win.low
+      from win
+      left join answer on true
+      order by answer.score desc, answer.last_activity_date desc, answer.id desc`;
     // The hits come from a bitmap of heap pages. Beyond `work_mem` (4 MB by default) PostgreSQL
     // keeps only whole pages in it, and then rechecks the index expression, a regexp over the whole
     // document, on every row of those pages, other groups' too: the most common word of a group of
@@ -243,10 +302,14 @@ export class PostgresFtsIndex implements SearchIndex {
       : db.isTransaction
         ? await run(db)
         : await db.transaction().execute(run);
+    const low = rows[0]?.low;
     return {
-      hits: rows.map(({ score, total: _total, ...message }) => ({ message, score: Number(score) })),
+      hits: rows.flatMap(({ score, total: _total, low: _low, ...message }) =>
+        isHit(message) ? [{ message, score: Number(score) }] : [],
+      ),
       total: Number(rows[0]?.total ?? 0),
       terms: terms.terms,
+      older: low !== undefined && low > 0 ? low : null,
     };
   }
 }

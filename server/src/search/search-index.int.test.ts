@@ -8,7 +8,7 @@ import { TEST_DIALECT, useTestApp } from '../../test/harness.js';
 import { signal } from '../../test/signal.js';
 import { dropDatabase, TEST_DB_PREFIX, urlForDatabase, withAdmin } from '../../test/postgres.js';
 import { openDatabase, type Db } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateTo, migrateToLatest } from '../db/migrate.js';
 import * as m0001 from '../db/migrations/0001_initial.js';
 import * as m0002 from '../db/migrations/0002_messages.js';
 import * as m0003 from '../db/migrations/0003_search.js';
@@ -17,9 +17,9 @@ import type { GroupRow } from '../db/rows.js';
 import { newId } from '../lib/ids.js';
 import { randomToken } from '../lib/secrets.js';
 import { createSearchIndex } from './create.js';
-import { openSearchConnections, SEARCH_WORK_MEM } from './postgres-fts.js';
+import { openSearchConnections, renumberSearchSlices, SEARCH_WORK_MEM } from './postgres-fts.js';
 import { REINDEX_CHUNK, reindexAuthor } from './reindex.js';
-import type { SearchResult } from './search-index.js';
+import { SEARCH_SLICE_MESSAGES, SEARCH_WINDOW_SLICES, type SearchResult } from './search-index.js';
 
 // One suite for both engines: the `sqlite` project runs it on FTS5, the `postgres` project on
 // PostgreSQL full text (docs/api §10.7).
@@ -561,9 +561,9 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(await ids(g, 'a chat x')).toEqual([id]);
     // Nothing usable: no term, no hit, even though "a" and "x" appear in the text.
     const none = await find(g, 'a x é');
-    expect(none).toEqual({ hits: [], total: 0, terms: [] });
-    expect(await find(g, '', '')).toEqual({ hits: [], total: 0, terms: [] });
-    expect(await find(g, '  + +  ', ' ')).toEqual({ hits: [], total: 0, terms: [] });
+    expect(none).toEqual({ hits: [], total: 0, terms: [], older: null });
+    expect(await find(g, '', '')).toEqual({ hits: [], total: 0, terms: [], older: null });
+    expect(await find(g, '  + +  ', ' ')).toEqual({ hits: [], total: 0, terms: [], older: null });
   });
 
   it('uses at most 10 terms, each cut to 64 characters', async () => {
@@ -632,7 +632,89 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(all.total).toBe(5);
     expect(all.hits).toHaveLength(5);
     const none = await find(g, 'abricots', '', 2);
-    expect(none).toEqual({ hits: [], total: 0, terms: ['abricots'] });
+    expect(none).toEqual({ hits: [], total: 0, terms: ['abricots'], older: null });
+  });
+
+  /** Moves the group's count of messages posted on by `slices` whole slices, as that many posts would. */
+  const skipSlices = async (g: GroupRow, slices: number): Promise<void> => {
+    await h.t.ctx.db.kysely
+      .updateTable('groups')
+      .set((eb) => ({ messages_posted: eb('messages_posted', '+', slices * SEARCH_SLICE_MESSAGES) }))
+      .where('id', '=', g.id)
+      .execute();
+  };
+
+  it('reads a window of the newest slices, and older ones window by window (issue 23, target 7)', async () => {
+    const g = await group();
+    const oldest = await post(g, { title: 'Cabane', text: 'La cabane du jardin' });
+    await skipSlices(g, 1);
+    const older = await post(g, { text: 'Une cabane dans les arbres' });
+    // The newest window is SEARCH_WINDOW_SLICES slices: the two first posts fall out of it.
+    await skipSlices(g, SEARCH_WINDOW_SLICES);
+    const newest = await post(g, { text: 'Encore la cabane' });
+    const first = await find(g, 'cabane');
+    expect(first.hits.map((hit) => hit.message.id)).toEqual([newest]);
+    expect(first.total).toBe(1);
+    expect(first.older).toBe(2);
+    const second = await h.t.ctx.search.search(h.t.ctx.db.kysely, {
+      groupId: g.id,
+      search: 'cabane',
+      hashtags: '',
+      limit: 100,
+      before: first.older,
+    });
+    expect(second.hits.map((hit) => hit.message.id)).toEqual([oldest, older]);
+    expect(second.total).toBe(2);
+    expect(second.older).toBeNull();
+    // A window with no match still says where the older ones start.
+    const empty = await find(g, 'jardin');
+    expect(empty).toEqual({ hits: [], total: 0, terms: ['jardin'], older: 2 });
+    // An edit, a rename's re-index, keeps a message in its slice.
+    await transaction(h.t.ctx, (tx) =>
+      h.t.ctx.search.upsert(tx, [{ id: oldest, groupId: g.id, title: 'Cabane', text: 'Le jardin', authorName: 'Ana' }]),
+    );
+    expect(await ids(g, 'jardin')).toEqual([]);
+    const again = await h.t.ctx.search.search(h.t.ctx.db.kysely, {
+      groupId: g.id,
+      search: 'jardin',
+      hashtags: '',
+      limit: 100,
+      before: 2,
+    });
+    expect(again.hits.map((hit) => hit.message.id)).toEqual([oldest]);
+    // Below the first slice there is nothing.
+    const none = await h.t.ctx.search.search(h.t.ctx.db.kysely, {
+      groupId: g.id,
+      search: 'cabane',
+      hashtags: '',
+      limit: 100,
+      before: 1,
+    });
+    expect(none.hits.map((hit) => hit.message.id)).toEqual([oldest]);
+    expect(none.older).toBeNull();
+  });
+
+  // kith migrate-data indexes copied messages after the trigger counted them all: every upsert reads
+  // the final count, so the slices are numbered again by creation afterwards.
+  it.runIf(TEST_DIALECT === 'postgres')('renumberSearchSlices() numbers the slices by creation again', async () => {
+    const g = await group();
+    const first = await post(g, { text: 'Moulin' });
+    const second = await post(g, { text: 'Moulin' });
+    const db = h.t.ctx.db.kysely;
+    await sql`update message_search set slice = 7 where group_id = ${g.id}`.execute(db);
+    await db.updateTable('groups').set({ messages_posted: 0 }).where('id', '=', g.id).execute();
+    expect(await ids(g, 'moulin')).toEqual([]);
+    await renumberSearchSlices(db);
+    const { rows } = await sql<{ message_id: string; slice: number }>`
+      select message_id, slice from message_search where group_id = ${g.id} order by message_id`.execute(db);
+    expect(rows).toEqual([first, second].sort().map((id) => ({ message_id: id, slice: 0 })));
+    const { messages_posted } = await db
+      .selectFrom('groups')
+      .select('messages_posted')
+      .where('id', '=', g.id)
+      .executeTakeFirstOrThrow();
+    expect(messages_posted).toBe(2);
+    expect((await ids(g, 'moulin')).sort()).toEqual([first, second].sort());
   });
 
   // A bitmap larger than work_mem goes lossy, and each row of its pages is then rechecked through
@@ -661,14 +743,16 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
   );
 });
 
-describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before them are indexed and counted`, () => {
-  let db: Db;
-  let cleanUp: () => Promise<void>;
-
-  // A database of its own, empty: the shared test databases are already at the latest migration.
+/**
+ * A database of the engine under test of its own, empty, for one describe block: the shared test
+ * databases are already at the latest migration.
+ */
+function useOwnDatabase(label: string): () => Db {
+  let db: Db | undefined;
+  let cleanUp: () => Promise<void> = () => Promise.resolve();
   beforeAll(async () => {
     if (TEST_DIALECT === 'postgres') {
-      const name = `${TEST_DB_PREFIX}${inject('postgresTemplate').split('_')[2]}_m0004_${randomToken()
+      const name = `${TEST_DB_PREFIX}${inject('postgresTemplate').split('_')[2]}_${label}_${randomToken()
         .slice(0, 8)
         .toLowerCase()
         .replace(/[^a-z0-9]/g, 'x')}`;
@@ -676,7 +760,7 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
       db = openDatabase({ kind: 'postgres', url: urlForDatabase(name) });
       cleanUp = () => withAdmin((client) => dropDatabase(client, name));
     } else {
-      const dir = mkdtempSync(path.join(tmpdir(), 'kith-m0004-'));
+      const dir = mkdtempSync(path.join(tmpdir(), `kith-${label}-`));
       db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'kith.db') });
       cleanUp = () => {
         rmSync(dir, { recursive: true, force: true });
@@ -684,10 +768,21 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
       };
     }
   });
-
   afterAll(async () => {
-    await db.close();
+    await db?.close();
     await cleanUp();
+  });
+  return () => {
+    if (db === undefined) throw new Error('The database is opened before the tests');
+    return db;
+  };
+}
+
+describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before them are indexed and counted`, () => {
+  const ownDb = useOwnDatabase('m0004');
+  let db: Db;
+  beforeAll(() => {
+    db = ownDb();
   });
 
   /** Runs the given migrations only, as an older release did. */
@@ -820,5 +915,114 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
     expect(await ids('lac')).toEqual([byBen.id, orphan.id].sort());
     // The front count follows a delete made outside the services (0009's triggers).
     expect(await frontCount()).toBe(3);
+  });
+});
+
+describe(`migration 0030 on ${TEST_DIALECT}: existing messages are cut into slices by age`, () => {
+  const ownDb = useOwnDatabase('m0030');
+
+  it('numbers each group’s messages by creation, counts them, and rebuilds the index in slices', async () => {
+    const db = ownDb();
+    await migrateTo(db, '0002_messages');
+    const now = Date.now();
+    const userId = newId();
+    await db.kysely
+      .insertInto('users')
+      .values({
+        id: userId,
+        login: `${newId()}@example.org`,
+        name: 'Ana',
+        password_hash: 'x',
+        api_key_hash: newId(),
+        api_key_enc: 'x',
+        api_key_version: 1,
+        avatar_id: null,
+        default_group_id: null,
+        notification_emails: null,
+        lang: null,
+        created_at: now,
+        last_activity_date: now,
+      })
+      .execute();
+    const groupId = newId();
+    await db.kysely
+      .insertInto('groups')
+      .values({
+        id: groupId,
+        name: 'G',
+        secret_key: newId(),
+        created_at: now,
+        last_activity_date: now,
+        emptied_at: null,
+      })
+      .execute();
+    // One more message than a slice holds, inserted newest first: the numbering follows creation.
+    const count = SEARCH_SLICE_MESSAGES + 1;
+    const ids = Array.from({ length: count }, () => newId());
+    const row = (id: string, i: number, text: string) => ({
+      id,
+      group_id: groupId,
+      author_id: userId,
+      parent_id: null,
+      root_id: id,
+      lineage: '[]',
+      title: null,
+      text,
+      no_embed: null,
+      created_at: now + i,
+      last_activity_date: now + i,
+      is_in_front: 1,
+      is_deleted: 0,
+      public_token: null,
+    });
+    const rows = ids.map((id, i) =>
+      row(id, i, i === 0 ? 'le premier moulin' : i === count - 1 ? 'le dernier moulin' : `message ${i}`),
+    );
+    for (let i = count; i > 0; i -= 500) {
+      await db.kysely
+        .insertInto('messages')
+        .values(rows.slice(Math.max(i - 500, 0), i))
+        .execute();
+    }
+    await migrateToLatest(db);
+
+    const { messages_posted } = await db.kysely
+      .selectFrom('groups')
+      .select('messages_posted')
+      .where('id', '=', groupId)
+      .executeTakeFirstOrThrow();
+    expect(Number(messages_posted)).toBe(count);
+    const sliceTable = db.dialect === 'sqlite' ? 'message_search_rows' : 'message_search';
+    const { rows: slices } = await sql<{ slice: number; n: number | string }>`
+      select slice, count(*) as n from ${sql.table(sliceTable)} group by slice order by slice`.execute(db.kysely);
+    expect(slices.map((row) => [row.slice, Number(row.n)])).toEqual([
+      [0, SEARCH_SLICE_MESSAGES],
+      [1, 1],
+    ]);
+    const index = createSearchIndex(db.dialect);
+    const find = async (before: number | null) =>
+      index.search(db.kysely, { groupId, search: 'moulin', hashtags: '', limit: 10, before });
+    // Both slices are in the newest window; the oldest and the newest message are found.
+    const both = await find(null);
+    expect(both.hits.map((hit) => hit.message.id).sort()).toEqual([ids[0], ids[count - 1]].sort());
+    expect(both.older).toBeNull();
+    // Only the message of slice 0 lies below slice 1.
+    expect((await find(1)).hits.map((hit) => hit.message.id)).toEqual([ids[0]]);
+    // New messages go on counting, and are indexed in the slice of the count.
+    await db.kysely.transaction().execute(async (tx) => {
+      const id = newId();
+      await tx
+        .insertInto('messages')
+        .values(row(id, count, 'un moulin neuf'))
+        .execute();
+      await index.upsert(tx, [{ id, groupId, title: null, text: 'un moulin neuf', authorName: 'Ana' }]);
+    });
+    expect((await find(null)).total).toBe(3);
+    const { messages_posted: after } = await db.kysely
+      .selectFrom('groups')
+      .select('messages_posted')
+      .where('id', '=', groupId)
+      .executeTakeFirstOrThrow();
+    expect(Number(after)).toBe(count + 1);
   });
 });

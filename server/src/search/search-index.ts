@@ -19,6 +19,46 @@ export interface IndexedMessage {
   authorName: string | null;
 }
 
+/**
+ * A group's index is cut into slices by age, so that what a search reads does not grow with the
+ * group (issue 23, target 7; docs/decisions.md "a search window"). A message's slice is its group's
+ * count of messages ever posted (`groups.messages_posted`) when it is first indexed, divided by
+ * this; an edit or a rename keeps it. Every indexed word carries its slice after the group's id,
+ * so a search reads only the word lists of the slices it asks for. Migration 0030 numbered the
+ * messages that existed then with the same size, which rows keep: changing it needs a re-index.
+ */
+export const SEARCH_SLICE_MESSAGES = 8192;
+
+/**
+ * The slices one search reads: the newest 16, so at least 122,881 messages (131,072 once the newest
+ * slice is full). A group that holds more is searched window by window, newest first, each answer
+ * naming where the next one starts (`older`).
+ */
+export const SEARCH_WINDOW_SLICES = 16;
+
+/** The highest slice number: the index writes it in four hex digits. Past it, rows stay in the last. */
+export const MAX_SEARCH_SLICE = 0xffff;
+
+/** The slice a message is indexed in, from its group's count of messages posted. */
+export function sliceOf(messagesPosted: number): number {
+  return Math.min(Math.floor(messagesPosted / SEARCH_SLICE_MESSAGES), MAX_SEARCH_SLICE);
+}
+
+/** A slice as the four hex digits that follow the group's id in each of its words. */
+export function sliceCode(slice: number): string {
+  return slice.toString(16).padStart(4, '0');
+}
+
+/**
+ * The slices a search reads, `low` to `top` inclusive: the newest ones, or those below `before`
+ * (an earlier answer's `older`). `null` when there is nothing below `before`.
+ */
+export function searchWindow(messagesPosted: number, before: number | null): { low: number; top: number } | null {
+  const top = Math.min(sliceOf(messagesPosted), before === null ? MAX_SEARCH_SLICE : before - 1);
+  if (top < 0) return null;
+  return { low: Math.max(top - SEARCH_WINDOW_SLICES + 1, 0), top };
+}
+
 /** One search request, already checked: the caller is a member of `groupId`. */
 export interface SearchQuery {
   groupId: string;
@@ -28,6 +68,8 @@ export interface SearchQuery {
   hashtags: string;
   /** 1–100. */
   limit: number;
+  /** Search the slices below this one (an earlier answer's `older`); absent or `null`: the newest. */
+  before?: number | null;
 }
 
 /**
@@ -60,8 +102,10 @@ export interface SearchHit {
 
 export interface SearchResult {
   hits: SearchHit[];
-  /** All matches, not only the returned ones. */
+  /** All matches in the slices searched, not only the returned ones. */
   total: number;
+  /** The `before` of the next window when older slices remain, else `null`. */
+  older: number | null;
   /** The normalized terms actually used (`searchterms`). */
   terms: string[];
 }

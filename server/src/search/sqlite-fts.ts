@@ -1,9 +1,13 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 import { deferToBatchEnd, type BatchEndWork } from '../db/write-batch.js';
 import {
   hitColumns,
+  MAX_SEARCH_SLICE,
+  SEARCH_SLICE_MESSAGES,
+  searchWindow,
+  sliceCode,
   type HitMessage,
   type IndexedMessage,
   type SearchIndex,
@@ -22,35 +26,41 @@ function chunks<T>(items: T[]): T[][] {
 }
 
 /**
- * What starts every token of a group's messages: the group id without dashes (32 hex digits), so a
- * search reads only its own group's word lists (migration 0011).
+ * What starts every token of a message: its group's id without dashes (32 hex digits) and its slice
+ * (4 hex digits), so a search reads only its own group's word lists, and of those only the slices it
+ * asks for (migrations 0011 and 0030).
  */
-function groupPrefix(groupId: string): string {
-  return groupId.replaceAll('-', '');
+function scopeOf(groupId: string, slice: number): string {
+  return groupId.replaceAll('-', '') + sliceCode(slice);
 }
 
 /**
  * What the index stores for a field: its normalized words joined by single spaces, hashtags with
- * their `#`, each after the group prefix. The FTS5 tokenizer (unicode61, `#` a token character)
- * then reads exactly our tokens.
+ * their `#`, each after the scope. The FTS5 tokenizer (unicode61, `#` a token character) then reads
+ * exactly our tokens.
  */
-function indexText(groupId: string, text: string | null): string {
-  const prefix = groupPrefix(groupId);
+function indexText(scope: string, text: string | null): string {
   return indexTokens(text)
-    .map((token) => (token.hashtag ? `${prefix}#${token.word}` : `${prefix}${token.word}`))
+    .map((token) => (token.hashtag ? `${scope}#${token.word}` : `${scope}${token.word}`))
     .join(' ');
 }
 
 /**
- * What the index stores for the author's name: its normalized words only, after the group prefix.
- * A name is no message content, so a `#` in it makes no hashtag (hashtag terms never look at this
- * column anyway).
+ * What the index stores for the author's name: its normalized words only, after the scope. A name
+ * is no message content, so a `#` in it makes no hashtag (hashtag terms never look at this column
+ * anyway).
  */
-function authorIndexText(groupId: string, name: string | null): string {
-  const prefix = groupPrefix(groupId);
+function authorIndexText(scope: string, name: string | null): string {
   return indexTokens(name)
-    .map((token) => `${prefix}${token.word}`)
+    .map((token) => `${scope}${token.word}`)
     .join(' ');
+}
+
+/** The FTS row of a message in `slice`: the values of `(rowid, message_id, title, text, author)`. */
+export function ftsRow(rowId: number, slice: number, m: IndexedMessage): RawBuilder<unknown> {
+  const scope = scopeOf(m.groupId, slice);
+  return sql`(${rowId}, ${m.id}, ${indexText(scope, m.title)}, ${indexText(scope, m.text)},
+    ${authorIndexText(scope, m.authorName)})`;
 }
 
 /** A term as an FTS5 string: always quoted, inner quotes doubled, so no input is query syntax. */
@@ -59,36 +69,50 @@ function quote(term: string): string {
 }
 
 /**
- * The FTS5 query: every term, AND, each within the group (its prefix). A word term is a prefix of a
- * word or of a hashtag's word part, in the title, the text or the author's name (each term may match
- * in a different column); a hashtag term is that exact token, in the title or the text. Callers
- * give at least one term.
+ * The FTS5 query: every term, AND, each within the group and the slices `low` to `top`. A word term
+ * is a prefix of a word or of a hashtag's word part, in the title, the text or the author's name
+ * (each term may match in a different column); a hashtag term is that exact token, in the title or
+ * the text. A message lies in one slice, so a row matching every term matches each in its own
+ * slice. Callers give at least one term.
  */
-export function ftsQuery(groupId: string, terms: SearchTerms): string {
-  const prefix = groupPrefix(groupId);
+export function ftsQuery(groupId: string, terms: SearchTerms, low: number, top: number): string {
+  const scopes: string[] = [];
+  for (let slice = top; slice >= low; slice--) scopes.push(scopeOf(groupId, slice));
   const parts: string[] = [];
   for (const word of terms.words) {
-    parts.push(`{title text author} : (${quote(`${prefix}${word}`)}* OR ${quote(`${prefix}#${word}`)}*)`);
+    const each = scopes.map((scope) => `${quote(`${scope}${word}`)}* OR ${quote(`${scope}#${word}`)}*`);
+    parts.push(`{title text author} : (${each.join(' OR ')})`);
   }
-  for (const tag of terms.hashtags) parts.push(`{title text} : ${quote(`${prefix}#${tag}`)}`);
+  for (const tag of terms.hashtags) {
+    parts.push(`{title text} : (${scopes.map((scope) => quote(`${scope}#${tag}`)).join(' OR ')})`);
+  }
   return parts.join(' AND ');
 }
 
-/** Adds or replaces the index rows of `messages`. */
+/**
+ * Adds or replaces the index rows of `messages`. A new row gets its slice from its group's count of
+ * messages posted (search-index.ts); a row already there keeps its own.
+ */
 async function writeRows(tx: Tx, messages: IndexedMessage[]): Promise<void> {
   for (const batch of chunks(latestOfEach(messages))) {
-    const { rows } = await sql<{ id: number; message_id: string }>`
-      insert into message_search_rows (message_id)
-      values ${sql.join(batch.map((m) => sql`(${m.id})`))}
+    const { rows } = await sql<{ id: number; message_id: string; slice: number }>`
+      insert into message_search_rows (message_id, slice)
+      values ${sql.join(
+        batch.map(
+          // Literals: a bound number is a REAL to SQLite, and the division would not be an integer one.
+          (m) => sql`(${m.id}, min((select messages_posted from groups where id = ${m.groupId})
+            / ${sql.lit(SEARCH_SLICE_MESSAGES)}, ${sql.lit(MAX_SEARCH_SLICE)}))`,
+        ),
+      )}
       on conflict (message_id) do update set message_id = excluded.message_id
-      returning id, message_id`.execute(tx);
-    const rowIds = new Map(rows.map((row) => [row.message_id, row.id]));
+      returning id, message_id, slice`.execute(tx);
+    const byMessage = new Map(rows.map((row) => [row.message_id, row]));
     await sql`delete from message_search where rowid in (${sql.join(rows.map((row) => row.id))})`.execute(tx);
-    const values = batch.map(
-      (m) =>
-        sql`(${rowIds.get(m.id)}, ${m.id}, ${indexText(m.groupId, m.title)}, ${indexText(m.groupId, m.text)},
-          ${authorIndexText(m.groupId, m.authorName)})`,
-    );
+    const values = batch.map((m) => {
+      const row = byMessage.get(m.id);
+      if (row === undefined) throw new Error(`No index row came back for message ${m.id}`);
+      return ftsRow(row.id, row.slice, m);
+    });
     await sql`
       insert into message_search (rowid, message_id, title, text, author)
       values ${sql.join(values)}`.execute(tx);
@@ -158,7 +182,17 @@ export class SqliteFtsIndex implements SearchIndex {
 
   async search(db: Kysely<Database>, query: SearchQuery): Promise<SearchResult> {
     const terms = parseSearchTerms(query.search, query.hashtags);
-    if (terms.terms.length === 0) return { hits: [], total: 0, terms: [] };
+    if (terms.terms.length === 0) return { hits: [], total: 0, terms: [], older: null };
+    // The window: the group's newest slices, or those below `before`. A post answered before this
+    // search began is counted in `messages_posted` already, so its slice is in the newest window.
+    const group = await db
+      .selectFrom('groups')
+      .select('messages_posted')
+      .where('id', '=', query.groupId)
+      .executeTakeFirst();
+    const window = searchWindow(group?.messages_posted ?? 0, query.before ?? null);
+    if (window === null) return { hits: [], total: 0, terms: terms.terms, older: null };
+    const older = window.low > 0 ? window.low : null;
     // bm25 weights follow the columns: message_id (0), title 3, text 2, author 1 (FTS5 counts a title occurrence as 3, a text one as 2, one in the
     // author's name as 1; length normalization uses the whole row). bm25 is lower for better
     // matches, so the score is its opposite. bm25 only works in the full-text scan itself, hence
@@ -181,7 +215,7 @@ export class SqliteFtsIndex implements SearchIndex {
       with hits as materialized (
         select rowid as id, -bm25(message_search, 0, 3, 2, 1) as score
         from message_search
-        where message_search match ${ftsQuery(query.groupId, terms)}
+        where message_search match ${ftsQuery(query.groupId, terms, window.low, window.top)}
       ),
       cutoff as (select score from hits order by score desc limit 1 offset ${Math.max(query.limit - 1, 0)}),
       page as materialized (
@@ -202,6 +236,7 @@ export class SqliteFtsIndex implements SearchIndex {
       hits: rows.map(({ score, total: _total, ...message }) => ({ message, score })),
       total: rows[0]?.total ?? 0,
       terms: terms.terms,
+      older,
     };
   }
 }

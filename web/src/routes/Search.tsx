@@ -34,6 +34,9 @@ export default function Search() {
     if (path !== null) void navigate(path);
   };
 
+  // The windows read so far, newest first; each ranks its own matches.
+  const results = search.data?.pages.flatMap((page) => page.messages) ?? [];
+  const total = search.data?.pages.reduce((sum, page) => sum + page.totalItems, 0) ?? 0;
   const backUrl = `/groups/${id}/search?${params.toString()}`;
   return (
     <div className={ui.page}>
@@ -57,24 +60,42 @@ export default function Search() {
           </button>
         </div>
       </form>
-      {!search.enabled ? null : search.isError ? (
+      {!search.enabled ? null : search.isError && search.data === undefined ? (
         <LoadError error={search.error} onRetry={() => void search.refetch()} />
       ) : search.data === undefined ? (
         <Spinner />
-      ) : search.data.messages.length === 0 ? (
-        <p className={`${ui.card} ${styles.empty}`} role="status">
-          {t('search.search_without_result')}
-        </p>
       ) : (
         <>
-          <p className={ui.muted} role="status">
-            {t('search.count', { count: search.data.totalItems })}
-          </p>
-          <ul className={styles.results}>
-            {search.data.messages.map((result) => (
-              <SearchResult key={result.id} result={result} backUrl={backUrl} />
-            ))}
-          </ul>
+          {results.length === 0 ? (
+            <p className={`${ui.card} ${styles.empty}`} role="status">
+              {t('search.search_without_result')}
+            </p>
+          ) : (
+            <>
+              <p className={ui.muted} role="status">
+                {t('search.count', { count: total })}
+              </p>
+              <ul className={styles.results}>
+                {results.map((result) => (
+                  <SearchResult key={result.id} result={result} backUrl={backUrl} />
+                ))}
+              </ul>
+            </>
+          )}
+          {search.hasNextPage ? (
+            <div className={styles.older}>
+              <p className={ui.muted}>{t('search.recent_only')}</p>
+              {search.isFetchNextPageError ? (
+                <LoadError error={search.error} onRetry={() => void search.fetchNextPage()} />
+              ) : search.isFetchingNextPage ? (
+                <Spinner />
+              ) : (
+                <button className={ui.button} type="button" onClick={() => void search.fetchNextPage()}>
+                  {t('search.older')}
+                </button>
+              )}
+            </div>
+          ) : null}
         </>
       )}
     </div>

@@ -49,6 +49,7 @@ export async function insertGroup(tx: Tx, name: string, now: number): Promise<Gr
     last_activity_date: now,
     emptied_at: null,
     front_count: 0,
+    messages_posted: 0,
   };
   await insertGroupRow(tx, group);
   return group;

@@ -17,7 +17,7 @@ export async function answerSearch(
   const result = await index.search(db, query);
   const terms = highlightTerms(result.terms);
   const messages = result.hits.map((hit) => presentSearchMessage(hit.message, hit.score, terms));
-  return presentSearchAnswer(messages, result.total, result.terms);
+  return presentSearchAnswer(messages, result.total, result.terms, result.older);
 }
 
 const encoder = new TextEncoder();

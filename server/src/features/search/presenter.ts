@@ -166,6 +166,11 @@ export function presentSearchMessage(row: HitMessage, score: number, terms: High
 }
 
 /** The answer: results in the index's order, the count of all matches, the terms used. */
-export function presentSearchAnswer(messages: SearchMessage[], total: number, searchterms: string[]): SearchAnswer {
-  return { messages, totalItems: total, searchterms };
+export function presentSearchAnswer(
+  messages: SearchMessage[],
+  total: number,
+  searchterms: string[],
+  older: number | null,
+): SearchAnswer {
+  return { messages, totalItems: total, searchterms, older };
 }

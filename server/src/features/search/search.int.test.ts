@@ -7,6 +7,7 @@ import { useTestApp } from '../../../test/harness.js';
 import { transaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import type { GroupRow } from '../../db/rows.js';
+import { SEARCH_SLICE_MESSAGES, SEARCH_WINDOW_SLICES } from '../../search/search-index.js';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
@@ -92,7 +93,8 @@ describe('POST /api/messages/search (docs/api §6.8)', () => {
     expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
     expect(res.headers['cache-control']).toBe('no-store');
     expect([...Value.Errors(SearchAnswer, res.body)]).toEqual([]);
-    expect(Object.keys(res.body).sort()).toEqual(['messages', 'searchterms', 'totalItems']);
+    expect(Object.keys(res.body).sort()).toEqual(['messages', 'older', 'searchterms', 'totalItems']);
+    expect(res.body.older).toBeNull();
     expect(res.body.searchterms).toEqual(['plage', 'ete']);
     expect(res.body.totalItems).toBe(1);
     expect(res.body.messages).toHaveLength(1);
@@ -220,6 +222,29 @@ describe('POST /api/messages/search (docs/api §6.8)', () => {
     expect(all.body.totalItems).toBe(4);
   });
 
+  it('searches the newest messages first, then older ones with the answer’s older (issue 23)', async () => {
+    const g = await buildGroup(h.t.ctx, { members: [ana] });
+    const old = await post({ text: 'Le vieux moulin', group: g });
+    // As many posts as the window holds, without writing them.
+    await h.t.ctx.db.kysely
+      .updateTable('groups')
+      .set((eb) => ({ messages_posted: eb('messages_posted', '+', SEARCH_WINDOW_SLICES * SEARCH_SLICE_MESSAGES) }))
+      .where('id', '=', g.id)
+      .execute();
+    const recent = await post({ text: 'Le moulin repeint', group: g });
+    const first = await search({ group: g.id, search: 'moulin' });
+    expect(first.status, first.text).toBe(200);
+    expect([...Value.Errors(SearchAnswer, first.body)]).toEqual([]);
+    expect(first.body.messages.map((m: { id: string }) => m.id)).toEqual([recent]);
+    expect(first.body.totalItems).toBe(1);
+    expect(first.body.older).toBe(1);
+    const next = await search({ group: g.id, search: 'moulin', before: first.body.older });
+    expect(next.body.messages.map((m: { id: string }) => m.id)).toEqual([old]);
+    expect(next.body).toMatchObject({ totalItems: 1, older: null });
+    // `before` opens no way into a group one is not a member of.
+    expectError(await search({ group: g.id, search: 'moulin', before: 1 }, ben.key), 404, 'not_found');
+  });
+
   it('never returns placeholders or messages of other groups', async () => {
     const other = await buildGroup(h.t.ctx, { members: [ana] });
     const mine = await post({ text: 'Hérisson dans le jardin' });
@@ -257,10 +282,10 @@ describe('POST /api/messages/search (docs/api §6.8)', () => {
     ]) {
       const res = await search(body);
       expect(res.status, JSON.stringify(body)).toBe(200);
-      expect(res.body).toEqual({ messages: [], totalItems: 0, searchterms: [] });
+      expect(res.body).toEqual({ messages: [], totalItems: 0, searchterms: [], older: null });
     }
     const none = await search({ group: family.id, search: 'introuvable' });
-    expect(none.body).toEqual({ messages: [], totalItems: 0, searchterms: ['introuvable'] });
+    expect(none.body).toEqual({ messages: [], totalItems: 0, searchterms: ['introuvable'], older: null });
   });
 
   it('answers 404 to non-members and for unknown groups', async () => {
@@ -279,6 +304,9 @@ describe('POST /api/messages/search (docs/api §6.8)', () => {
     }
     for (const limit of [0, 101, -1, 2.5, '10']) {
       expectError(await search({ group: family.id, search: 'secret', limit }), 400, 'invalid_field', 'limit');
+    }
+    for (const before of [0, -1, 2.5, '3', true]) {
+      expectError(await search({ group: family.id, search: 'secret', before }), 400, 'invalid_field', 'before');
     }
     expectError(await search({ group: family.id, search: ['secret'] }), 400, 'invalid_field', 'search');
     expectError(await search({ group: family.id, search: 'x', hashtags: 3 }), 400, 'invalid_field', 'hashtags');

@@ -15,6 +15,8 @@ export interface SearchRequest {
   search: string;
   hashtags: string;
   limit: number;
+  /** An earlier answer's `older`: search the slices below it (search/search-index.ts). */
+  before: number | null;
 }
 
 /**
@@ -44,7 +46,11 @@ export function readSearchRequest(body: Body): SearchRequest {
   if (limit < 1 || limit > MAX_SEARCH_LIMIT) {
     throw invalidField('limit', `The limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
   }
-  return { groupId, search, hashtags, limit };
+  const before = body.integer('before') ?? null;
+  if (before !== null && before < 1) {
+    throw invalidField('before', "The field before must be an earlier answer's older: a whole number from 1");
+  }
+  return { groupId, search, hashtags, limit, before };
 }
 
 /**
