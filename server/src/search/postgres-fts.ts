@@ -177,7 +177,8 @@ export class PostgresFtsIndex implements SearchIndex {
     // same expression and the query scoped to each slice of the window (`win`, search-index.ts's
     // searchWindow in SQL) find the window's hits of the group only, so a prefix reads no other
     // group's or slice's words.
-    const before = query.before ?? MAX_SEARCH_SLICE + 1;
+    // Past the last slice, `before` means the newest window (and stays inside an integer).
+    const before = Math.min(query.before ?? MAX_SEARCH_SLICE + 1, MAX_SEARCH_SLICE + 1);
     const scopedQuery = sql`(select kith_search_window(${userQuery}, ${query.groupId}::text, win.low, win.top) from win)`;
     const hashtagFilter = terms.hashtags.length > 0 ? sql`and s.hashtags @> ${terms.hashtags}::text[]` : sql``;
     // The score ranks the stored document on the user's terms, unscoped. As on SQLite

@@ -694,6 +694,24 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
     expect(none.older).toBeNull();
   });
 
+  it('takes 10 terms over a full window, and a before past the newest slice as the newest', async () => {
+    const g = await group();
+    await skipSlices(g, SEARCH_WINDOW_SLICES + 4);
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india'];
+    const id = await post(g, { text: `${words.join(' ')} #juliet` });
+    // 10 terms, each ORed over 16 slices (a word term twice per slice: word and hashtag).
+    expect(await ids(g, words.join(' '), 'juliet')).toEqual([id]);
+    const far = await h.t.ctx.search.search(h.t.ctx.db.kysely, {
+      groupId: g.id,
+      search: 'alpha',
+      hashtags: '',
+      limit: 100,
+      before: 2 ** 40,
+    });
+    expect(far.hits.map((hit) => hit.message.id)).toEqual([id]);
+    expect(far.older).toBe(5);
+  });
+
   // kith migrate-data indexes copied messages after the trigger counted them all: every upsert reads
   // the final count, so the slices are numbered again by creation afterwards.
   it.runIf(TEST_DIALECT === 'postgres')('renumberSearchSlices() numbers the slices by creation again', async () => {
