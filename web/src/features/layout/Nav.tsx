@@ -7,6 +7,7 @@ import { Avatar } from '../../components/Avatar';
 import { Dropdown } from '../../components/Dropdown';
 import dropdown from '../../components/Dropdown.module.css';
 import { useTranslation } from '../../lib/i18n';
+import { whenIdleAndSettled } from '../../lib/whenSettled';
 import { NotificationsMenu } from '../notifications/NotificationsMenu';
 import { SearchBox } from '../search/SearchBox';
 import styles from './Nav.module.css';
@@ -34,20 +35,12 @@ function BookmarksLink({ close }: { close: () => void }) {
 }
 
 /**
- * The bookmarks are read once the page is idle, never among the first screen's requests, so the
- * avatar menu knows whether to show its Bookmarks entry by the time it is opened.
+ * The bookmarks are read once the page is idle and the first screen's reads are over, never among
+ * them, so the avatar menu knows whether to show its Bookmarks entry by the time it is opened.
  */
 function usePrefetchBookmarksWhenIdle() {
   const client = useQueryClient();
-  useEffect(() => {
-    const load = () => prefetchBookmarks(client);
-    if (typeof requestIdleCallback === 'function') {
-      const handle = requestIdleCallback(load, { timeout: 5000 });
-      return () => cancelIdleCallback(handle);
-    }
-    const timer = setTimeout(load, 2000);
-    return () => clearTimeout(timer);
-  }, [client]);
+  useEffect(() => whenIdleAndSettled(client, () => prefetchBookmarks(client)), [client]);
 }
 
 /** The main navigation: groups, notifications and the avatar menu (product spec §2). */
