@@ -1,13 +1,16 @@
 /**
  * Search terms for the benchmark, chosen by measuring the big group: a rare word (10–50 messages at
  * full scale), a mid-frequency one (0.5–2 %), the most common word of four letters or more, a
- * hashtag and a pair of words. Candidates come from document frequencies counted while writing;
+ * hashtag and a pair of words. Shares are of the messages a search reads, the group's newest window
+ * (search-index.ts): all of the full scale's 100,000, the newest 123,456 of x10's million, so a
+ * "mid" word is as frequent where it is searched at every scale and x10 compares like with like. Candidates come from document frequencies counted while writing;
  * each is then run through the server's own search (`ctx.search.search`, what POST
  * /api/messages/search calls), whose total becomes the expected answer. A word term matches by
  * prefix and in author names too, so the total can exceed the counted frequency: that is why the
  * real search decides.
  */
 import type { AppContext } from '../../server/dist/context.js';
+import { SEARCH_SLICE_MESSAGES, searchWindow } from '../../server/dist/search/search-index.js';
 import type { TermStats } from './seed-messages.ts';
 
 export interface SearchTerms {
@@ -31,10 +34,14 @@ const isWord = (word: string): boolean => /^\p{L}+$/u.test(word);
 export async function chooseSearchTerms(ctx: AppContext, groupId: string, stats: TermStats): Promise<SearchTerms> {
   const total = async (search: string): Promise<number> =>
     (await ctx.search.search(ctx.db.kysely, { groupId, search, hashtags: '', limit: 1 })).total;
-  const n = stats.messages;
+  // The messages of the newest window, and each count estimated within it: the seed spreads every
+  // word evenly over time.
+  const n = stats.messages - (searchWindow(stats.messages, null)?.low ?? 0) * SEARCH_SLICE_MESSAGES;
+  const inWindow = (count: number): number => (count * n) / stats.messages;
   const scale = n / 100_000;
   const words = [...stats.words.entries()]
     .filter(([w]) => isWord(w) && length(w) >= 4)
+    .map(([w, df]): [string, number] => [w, inWindow(df)])
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 
   /**
@@ -101,7 +108,7 @@ export async function chooseSearchTerms(ctx: AppContext, groupId: string, stats:
 
   // A hashtag used by about 0.4 % of the messages.
   const tagTarget = Math.max(3, 0.004 * n);
-  const tags = [...stats.hashtags.entries()].map(([t, df]): [string, number] => [`#${t}`, df]);
+  const tags = [...stats.hashtags.entries()].map(([t, df]): [string, number] => [`#${t}`, inWindow(df)]);
   const hashtag = await within(tags, tagTarget, Math.ceil(tagTarget / 3), Math.floor(tagTarget * 3));
 
   // Two words that meet in about 0.09 % of the messages. Words are drawn independently within a
@@ -118,7 +125,7 @@ export async function chooseSearchTerms(ctx: AppContext, groupId: string, stats:
       for (const language of stats.languages.values()) {
         together += ((language.words.get(wa) ?? 0) * (language.words.get(wb) ?? 0)) / language.messages;
       }
-      pairs.push([`${wa} ${wb}`, together]);
+      pairs.push([`${wa} ${wb}`, inWindow(together)]);
     }
   }
   const twoWords = await within(pairs, pairTarget, Math.ceil(pairTarget / 3), Math.floor(pairTarget * 3));
