@@ -4,6 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
+import { findUserByApiKeyHash } from '../users/queries.js';
 import { mentionsOf } from './mentions.js';
 import { presentFeedItem } from './presenter.js';
 import {
@@ -15,6 +16,8 @@ import {
   lineageOf,
   memberFrontAndPins,
   memberFrontPinsAndPage,
+  findCallerAndFrontPage,
+  type FrontPinsAndPage,
   previewsOf,
   unreadTargets,
 } from './queries.js';
@@ -34,23 +37,27 @@ async function requireMember(
   return { totalItems: found.frontCount, pinned: found.pinned };
 }
 
+const PAGE = /^\d{1,9}$/;
+const badPage = () => invalidField('page', 'The page must be a whole number from 0');
+
+/** The front position where page `rawPage` starts; 400 for a page that is not a whole number. */
+const checkPage = (rawPage: string): number => {
+  if (!PAGE.test(rawPage)) throw badPage();
+  return Number(rawPage) * LIMITS.groupPageSize;
+};
+
 /**
  * GET /api/groups/{id}/page/{page} (docs/api §5.4): ids of front messages, 30 a page. The pinned
  * ones come first in pin order, then the others by activity, so the page list is one sequence
  * (pinned, then the rest) cut into pages: nothing twice, `totalItems` unchanged.
  */
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
-  if (!/^\d{1,9}$/.test(rawPage)) throw invalidField('page', 'The page must be a whole number from 0');
+  const start = checkPage(rawPage);
   const db = ctx.db.kysely;
   const size = LIMITS.groupPageSize;
-  const start = Number(rawPage) * size;
   if (ctx.db.dialect === 'postgres') {
     // One round trip: the membership, count, pins and the page's other ids (read for a member only).
-    const found = await memberFrontPinsAndPage(db, groupId, user.id, start);
-    if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
-    const pinnedHere = found.pinned.slice(start, start + size);
-    const others = found.others.slice(0, size - pinnedHere.length);
-    return { messages: [...pinnedHere, ...others], totalItems: found.frontCount };
+    return pageOf(user, groupId, start, await memberFrontPinsAndPage(db, groupId, user.id, start));
   }
   // The pins are shown only once membership is confirmed.
   const { totalItems, pinned } = await requireMember(db, groupId, user);
@@ -58,6 +65,38 @@ export async function groupPage(ctx: AppContext, user: UserRow, groupId: string,
   const room = size - pinnedHere.length;
   const others = room === 0 ? [] : await frontPageIds(db, groupId, room, Math.max(0, start - pinned.length), pinned);
   return { messages: [...pinnedHere, ...others], totalItems };
+}
+
+/**
+ * `groupPage` on PostgreSQL for a request whose caller is read with the page, in one statement
+ * (`withKey`, http/route.ts): `accept` settles the caller as the authentication hook would, 401
+ * first, before anything about the page or the group.
+ */
+export async function groupPageWithKey(
+  ctx: AppContext,
+  keyHash: string,
+  groupId: string | null,
+  rawPage: string,
+  accept: (user: UserRow | undefined) => UserRow,
+) {
+  const db = ctx.db.kysely;
+  if (groupId === null || !PAGE.test(rawPage)) {
+    // Nothing to read beside the caller: 401 first, then what the route answers after the hook.
+    accept(await findUserByApiKeyHash(db, keyHash));
+    throw groupId === null ? notFound() : badPage();
+  }
+  const start = checkPage(rawPage);
+  const { caller, found } = await findCallerAndFrontPage(db, keyHash, groupId, start);
+  return pageOf(accept(caller), groupId, start, found);
+}
+
+/** The page answer of what PostgreSQL read in one statement, or 404 when `user` may not see the group. */
+function pageOf(user: UserRow, groupId: string, start: number, found: FrontPinsAndPage | undefined) {
+  if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
+  const size = LIMITS.groupPageSize;
+  const pinnedHere = found.pinned.slice(start, start + size);
+  const others = found.others.slice(0, size - pinnedHere.length);
+  return { messages: [...pinnedHere, ...others], totalItems: found.frontCount };
 }
 
 /** The position of the last card of a page, opaque to clients: `<activity ms>.<id>` in base64url. */

@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../../../test/client.js';
 import { CANNOT, expectError, UUID_V4, MAY_PIN, MESSAGE_KEYS, PREVIEW_KEYS, keysOf } from '../../../test/expect.js';
 import { buildGroup, buildUser, type BuiltUser } from '../../../test/factories.js';
-import { useTestApp, type TestApp } from '../../../test/harness.js';
+import { TEST_DIALECT, useTestApp, type TestApp } from '../../../test/harness.js';
 import { uploadPhotos } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
 import { apiKeyHash } from '../auth/api-keys.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
-import { findCallerAndMessage } from './queries.js';
+import { findCallerAndFrontPage, findCallerAndMessage, memberFrontPinsAndPage } from './queries.js';
 import { messageAnswer } from './service.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
@@ -1851,4 +1851,95 @@ describe('GET /api/messages/{id}: the caller read with the message (issue 23)', 
       found: undefined,
     });
   });
+});
+
+describe('GET /api/groups/{id}/page/{page}: the caller read with the page (issue 23)', () => {
+  const h = useTestApp();
+  const { post, edit } = helpers(h);
+
+  it('answers 401 for a key that is not live or of a disabled account, before anything about the group or the page', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const dee = await buildUser(h.t.ctx, { name: 'Dee' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, dee] });
+    await post(ana, group, { text: 'Hello' });
+    const paths = [`/groups/${group.id}/page/0`, `/groups/${randomUUID()}/page/0`, '/groups/xyz/page/0'];
+    for (const path of [...paths, `/groups/${group.id}/page/abc`, '/groups/xyz/page/abc']) {
+      expectError(await h.api.get(path, { key: 'x'.repeat(43) }), 401, 'invalid_api_key');
+      expectError(await h.api.get(path), 401, 'auth_required');
+    }
+    await h.t.ctx.db.kysely
+      .updateTable('users')
+      .set({ disabled_at: h.t.clock.now() })
+      .where('id', '=', dee.user.id)
+      .execute();
+    for (const path of [...paths, `/groups/${group.id}/page/abc`]) {
+      expectError(await h.api.get(path, { key: dee.key }), 401, 'account_disabled');
+    }
+    // A live key: 404 for unknown and malformed groups (before the page is read), 400 for a bad page.
+    expectError(await h.api.get(`/groups/${randomUUID()}/page/0`, { key: ana.key }), 404, 'not_found');
+    expectError(await h.api.get('/groups/xyz/page/abc', { key: ana.key }), 404, 'not_found');
+    expectError(await h.api.get(`/groups/${group.id}/page/abc`, { key: ana.key }), 400, 'invalid_field', 'page');
+  });
+
+  it('answers a member what the hook-read route answers, pins first, with the newest event id and the media cookie; 404 to an outsider', async () => {
+    const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+    const ben = await buildUser(h.t.ctx, { name: 'Ben' });
+    const zed = await buildUser(h.t.ctx, { name: 'Zed' });
+    const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana, ben] });
+    await buildGroup(h.t.ctx, { name: 'Elsewhere', members: [zed] });
+    const first = await post(ana, group, { text: 'First' });
+    const second = await post(ben, group, { text: 'Second' });
+    await edit(ana, first.id as string, { pinnedInGroup: true });
+    const before = h.t.ctx.events.lastId;
+    const res = await h.api.get(`/groups/${group.id}/page/0`, { key: ben.key });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ messages: [first.id, second.id], totalItems: 2 });
+    const eventId = Number(res.headers['kith-event-id']);
+    expect(eventId).toBeGreaterThanOrEqual(before);
+    expect(eventId).toBeLessThanOrEqual(h.t.ctx.events.lastId);
+    const me = await h.api.get('/me', { key: ben.key });
+    expect(res.headers['set-cookie']).toEqual(me.headers['set-cookie']);
+    // An uppercase id names the same group.
+    const upper = await h.api.get(`/groups/${String(group.id).toUpperCase()}/page/0`, { key: ben.key });
+    expect(upper.body).toEqual(res.body);
+    expect((await h.api.get(`/groups/${group.id}/page/1`, { key: ben.key })).body).toEqual({
+      messages: [],
+      totalItems: 2,
+    });
+    const outsider = await h.api.get(`/groups/${group.id}/page/0`, { key: zed.key });
+    expectError(outsider, 404, 'not_found');
+    expect(outsider.text).not.toContain(first.id as string);
+    const head = await h.api.request('HEAD', `/groups/${group.id}/page/0`, { key: ben.key });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'reads the caller as the key lookup does, and the page as the member read does',
+    async () => {
+      const ana = await buildUser(h.t.ctx, { name: 'Ana' });
+      const zed = await buildUser(h.t.ctx, { name: 'Zed' });
+      const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana] });
+      for (let i = 0; i < 3; i += 1) await post(ana, group, { text: `Post ${i}` });
+      const db = h.t.ctx.db.kysely;
+      const hash = apiKeyHash(ana.key);
+      for (const start of [0, 30]) {
+        const { caller, found } = await findCallerAndFrontPage(db, hash, group.id, start);
+        expect(caller).toEqual(await findUserByApiKeyHash(db, hash));
+        expect(found).toEqual(await memberFrontPinsAndPage(db, group.id, ana.user.id, start));
+      }
+      // Another's group: the caller, no page; another key: nothing.
+      const outsider = await findCallerAndFrontPage(db, apiKeyHash(zed.key), group.id, 0);
+      expect(outsider.caller?.id).toBe(zed.user.id);
+      expect(outsider.found).toBeUndefined();
+      expect(await findCallerAndFrontPage(db, hash, randomUUID(), 0)).toEqual({
+        caller: await findUserByApiKeyHash(db, hash),
+        found: undefined,
+      });
+      expect(await findCallerAndFrontPage(db, apiKeyHash('x'.repeat(43)), group.id, 0)).toEqual({
+        caller: undefined,
+        found: undefined,
+      });
+    },
+  );
 });

@@ -393,26 +393,72 @@ export async function memberFrontAndPins(
 // the limit is a constant and no offset is a parameter (with `limit $n`, or an offset, it plans
 // the statement again at every call), so the first page, which almost every request asks for,
 // has no offset and later pages one. The caller keeps as many of the ids as the pins leave room for.
-const memberFrontPinsPage = prepared((db, groupId: string, userId: string, start: number | null) => {
+// `k` is the one row of the caller: `id`, and `caller` (the user row as JSON, or null).
+interface FrontPinsPageRow {
+  x_caller: UserRow | null;
+  front_count: number | null;
+  member_id: string | null;
+  pinned: string[] | null;
+  others: string[] | null;
+}
+function frontPinsPageStatement(k: RawBuilder<unknown>, groupId: string, start: number | null) {
   const skip = start === null ? sql`` : sql`offset greatest(0, cast(${start} as bigint) - cardinality(h.pinned))`;
-  const statement = sql<{ front_count: number; member_id: string | null; pinned: string[]; others: string[] | null }>`
-    with h as (
+  return sql<FrontPinsPageRow>`
+    with k as (${k}),
+    h as (
       select g.id, g.front_count,
-        (select ms.user_id from memberships as ms where ms.group_id = g.id and ms.user_id = ${userId}) as member_id,
+        (select ms.user_id from memberships as ms where ms.group_id = g.id and ms.user_id = k.id) as member_id,
         array(select p.id from messages as p where p.group_id = g.id and p.pin_order is not null
           order by p.pin_order) as pinned
-      from groups as g where g.id = ${groupId}
+      from k join groups as g on g.id = ${groupId}
     )
-    select h.front_count, h.member_id, h.pinned,
+    select k.caller as x_caller, h.front_count, h.member_id, h.pinned,
       case when h.member_id is not null then array(
         select m.id from messages as m
         where m.group_id = h.id and m.is_in_front = 1 and m.id <> all(h.pinned)
         order by m.last_activity_date desc, m.id desc
         limit ${sql.lit(LIMITS.groupPageSize)} ${skip}
       ) end as others
-    from h`;
+    from k left join h on true`;
+}
+
+const memberFrontPinsPage = prepared((db, groupId: string, userId: string, start: number | null) => {
+  const statement = frontPinsPageStatement(
+    sql`select cast(${userId} as text) as id, null::json as caller`,
+    groupId,
+    start,
+  );
   return { compile: () => statement.compile(db) };
 });
+
+// The same with the caller read by the key's hash (GET /api/groups/{id}/page/{page}, `withKey`):
+// no row at all when no user has that key.
+const callerFrontPinsPage = prepared((db, keyHash: string, groupId: string, start: number | null) => {
+  const statement = frontPinsPageStatement(
+    sql`select u.id, to_json(u) as caller from users as u where u.api_key_hash = ${keyHash}`,
+    groupId,
+    start,
+  );
+  return { compile: () => statement.compile(db) };
+});
+
+/** What `memberFrontPinsAndPage` answers for a member. */
+export interface FrontPinsAndPage {
+  membership: Membership;
+  frontCount: number;
+  pinned: string[];
+  others: string[];
+}
+
+function frontPinsAndPageOf(groupId: string, row: FrontPinsPageRow | undefined): FrontPinsAndPage | undefined {
+  if (row?.member_id === null || row?.member_id === undefined) return undefined;
+  return {
+    membership: { group_id: groupId, user_id: row.member_id },
+    frontCount: Number(row.front_count),
+    pinned: row.pinned ?? [],
+    others: row.others ?? [],
+  };
+}
 
 /**
  * PostgreSQL: `memberFrontAndPins`, and the ids of the page starting at front position `start`
@@ -424,15 +470,23 @@ export async function memberFrontPinsAndPage(
   groupId: string,
   userId: string,
   start: number,
-): Promise<{ membership: Membership; frontCount: number; pinned: string[]; others: string[] } | undefined> {
+): Promise<FrontPinsAndPage | undefined> {
   const [row] = await memberFrontPinsPage(db, groupId, userId, start === 0 ? null : start);
-  if (row?.member_id === null || row?.member_id === undefined) return undefined;
-  return {
-    membership: { group_id: groupId, user_id: row.member_id },
-    frontCount: Number(row.front_count),
-    pinned: row.pinned,
-    others: row.others ?? [],
-  };
+  return frontPinsAndPageOf(groupId, row);
+}
+
+/**
+ * PostgreSQL only: the user of the API key whose hash is `keyHash` (undefined: none) and
+ * `memberFrontPinsAndPage` for them, in one statement.
+ */
+export async function findCallerAndFrontPage(
+  db: Q,
+  keyHash: string,
+  groupId: string,
+  start: number,
+): Promise<{ caller: UserRow | undefined; found: FrontPinsAndPage | undefined }> {
+  const [row] = await callerFrontPinsPage(db, keyHash, groupId, start === 0 ? null : start);
+  return { caller: row?.x_caller ?? undefined, found: frontPinsAndPageOf(groupId, row) };
 }
 
 const frontPageRows = prepared((db, groupId: string, limit: number, offset: number, exclude: string[]) =>

@@ -4,7 +4,7 @@ import { route } from '../../http/route.js';
 import { Body } from '../../lib/body.js';
 import { parseId, requireId } from '../../lib/ids.js';
 import { allGroupsFeed, allGroupsPage } from './all-groups-feed.js';
-import { groupFeed, groupPage, randomMessage } from './feed.js';
+import { groupFeed, groupPage, groupPageWithKey, randomMessage } from './feed.js';
 import { grantPublicMessage } from '../grants/public-grants.js';
 import { getPublicLink, getPublicMessage, revokePublicLink } from './public-links.js';
 import { createMessage, deleteMessage, getMessage, getMessageWithKey, getPreview, updateMessage } from './service.js';
@@ -58,8 +58,23 @@ export function messageRoutes(app: FastifyInstance, ctx: AppContext): void {
     return message;
   });
 
-  route(app, 'GET /api/groups/{id}/page/{page}', (request, _reply, user) =>
-    groupPage(ctx, user, requireId(request.params.id), request.params.page),
+  route(
+    app,
+    'GET /api/groups/{id}/page/{page}',
+    (request, _reply, user) => groupPage(ctx, user, requireId(request.params.id), request.params.page),
+    // On PostgreSQL the caller is read with the page, one round trip instead of two (issue 23).
+    ctx.db.dialect === 'postgres'
+      ? {
+          withKey: (request, reply, keyHash) =>
+            groupPageWithKey(
+              ctx,
+              keyHash,
+              parseId(request.params.id),
+              request.params.page,
+              callerOfKey(ctx, request, reply),
+            ),
+        }
+      : {},
   );
 
   route(app, 'GET /api/groups/{id}/feed', (request, _reply, user) =>
