@@ -796,6 +796,23 @@ function useOwnDatabase(label: string): () => Db {
   };
 }
 
+/** A users row as the first migrations made it, for tests that start from an older schema. */
+const oldUser = (name: string, now: number) => ({
+  id: newId(),
+  login: `${newId()}@example.org`,
+  name,
+  password_hash: 'x',
+  api_key_hash: newId(),
+  api_key_enc: 'x',
+  api_key_version: 1,
+  avatar_id: null,
+  default_group_id: null,
+  notification_emails: null,
+  lang: null,
+  created_at: now,
+  last_activity_date: now,
+});
+
 describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before them are indexed and counted`, () => {
   const ownDb = useOwnDatabase('m0004');
   let db: Db;
@@ -818,23 +835,8 @@ describe(`migrations 0004 and 0009 on ${TEST_DIALECT}: messages written before t
   it('indexes the names, keeps titles, texts and rowids, and leaves the index writable', async () => {
     await migrateUpTo({ '0001_initial': m0001, '0002_messages': m0002 });
     const now = Date.now();
-    const user = (name: string) => ({
-      id: newId(),
-      login: `${newId()}@example.org`,
-      name,
-      password_hash: 'x',
-      api_key_hash: newId(),
-      api_key_enc: 'x',
-      api_key_version: 1,
-      avatar_id: null,
-      default_group_id: null,
-      notification_emails: null,
-      lang: null,
-      created_at: now,
-      last_activity_date: now,
-    });
-    const soren = user('Søren Ærø');
-    const ben = user('Ben');
+    const soren = oldUser('Søren Ærø', now);
+    const ben = oldUser('Ben', now);
     await db.kysely.insertInto('users').values([soren, ben]).execute();
     const group = (name: string) => ({
       id: newId(),
@@ -943,25 +945,8 @@ describe(`migration 0030 on ${TEST_DIALECT}: existing messages are cut into slic
     const db = ownDb();
     await migrateTo(db, '0002_messages');
     const now = Date.now();
-    const userId = newId();
-    await db.kysely
-      .insertInto('users')
-      .values({
-        id: userId,
-        login: `${newId()}@example.org`,
-        name: 'Ana',
-        password_hash: 'x',
-        api_key_hash: newId(),
-        api_key_enc: 'x',
-        api_key_version: 1,
-        avatar_id: null,
-        default_group_id: null,
-        notification_emails: null,
-        lang: null,
-        created_at: now,
-        last_activity_date: now,
-      })
-      .execute();
+    const ana = oldUser('Ana', now);
+    await db.kysely.insertInto('users').values(ana).execute();
     const groupId = newId();
     await db.kysely
       .insertInto('groups')
@@ -980,7 +965,7 @@ describe(`migration 0030 on ${TEST_DIALECT}: existing messages are cut into slic
     const row = (id: string, i: number, text: string) => ({
       id,
       group_id: groupId,
-      author_id: userId,
+      author_id: ana.id,
       parent_id: null,
       root_id: id,
       lineage: '[]',
