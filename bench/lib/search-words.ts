@@ -3,11 +3,11 @@
  * full scale), a mid-frequency one (0.5–2 %), the most common word of four letters or more, a
  * hashtag and a pair of words. Shares are of the messages a search reads, the group's newest window
  * (search-index.ts): all of the full scale's 100,000, the newest 123,456 of x10's million, so a
- * "mid" word is as frequent where it is searched at every scale and x10 compares like with like. Candidates come from document frequencies counted while writing;
- * each is then run through the server's own search (`ctx.search.search`, what POST
- * /api/messages/search calls), whose total becomes the expected answer. A word term matches by
- * prefix and in author names too, so the total can exceed the counted frequency: that is why the
- * real search decides.
+ * "mid" word is as frequent where it is searched at every scale and x10 compares like with like.
+ * Candidates come from document frequencies counted while writing; each is then run through the
+ * server's own search (`ctx.search.search`, what POST /api/messages/search calls), whose total
+ * becomes the expected answer. A word term matches by prefix and in author names too, so the total
+ * can exceed the counted frequency: that is why the real search decides.
  */
 import type { AppContext } from '../../server/dist/context.js';
 import { SEARCH_SLICE_MESSAGES, searchWindow } from '../../server/dist/search/search-index.js';

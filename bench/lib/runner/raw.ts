@@ -232,7 +232,8 @@ async function memberFrontAndPins(db: RawDb, groupId: string, userId: string): P
 /** Mirrors `groupPage` (features/messages/feed.ts): `memberFrontAndPins`, then `frontMessagesQuery` page 0. */
 async function groupPage(db: RawDb, groupId: string, userId: string): Promise<RawAnswer> {
   if (db.dialect === 'postgres') {
-    // `memberFrontPinsAndPage`: the same in one statement on PostgreSQL, page 0.
+    // `findCallerAndFrontPage`: the same in one statement on PostgreSQL, page 0 (the server reads the
+    // caller in the same statement; like every key lookup, it is left out here).
     const [row] = await db.all(
       `with h as (
          select g.id, g.front_count,

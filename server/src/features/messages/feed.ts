@@ -15,9 +15,7 @@ import {
   frontPageIds,
   lineageOf,
   memberFrontAndPins,
-  memberFrontPinsAndPage,
   findCallerAndFrontPage,
-  type FrontPinsAndPage,
   previewsOf,
   unreadTargets,
 } from './queries.js';
@@ -37,28 +35,22 @@ async function requireMember(
   return { totalItems: found.frontCount, pinned: found.pinned };
 }
 
-const PAGE = /^\d{1,9}$/;
+/** The front position where page `rawPage` starts; null for a page that is not a whole number from 0. */
+const pageStart = (rawPage: string): number | null =>
+  /^\d{1,9}$/.test(rawPage) ? Number(rawPage) * LIMITS.groupPageSize : null;
 const badPage = () => invalidField('page', 'The page must be a whole number from 0');
-
-/** The front position where page `rawPage` starts; 400 for a page that is not a whole number. */
-const checkPage = (rawPage: string): number => {
-  if (!PAGE.test(rawPage)) throw badPage();
-  return Number(rawPage) * LIMITS.groupPageSize;
-};
 
 /**
  * GET /api/groups/{id}/page/{page} (docs/api §5.4): ids of front messages, 30 a page. The pinned
  * ones come first in pin order, then the others by activity, so the page list is one sequence
- * (pinned, then the rest) cut into pages: nothing twice, `totalItems` unchanged.
+ * (pinned, then the rest) cut into pages: nothing twice, `totalItems` unchanged. On PostgreSQL the
+ * route reads the page with its caller instead (`groupPageWithKey`).
  */
 export async function groupPage(ctx: AppContext, user: UserRow, groupId: string, rawPage: string) {
-  const start = checkPage(rawPage);
+  const start = pageStart(rawPage);
+  if (start === null) throw badPage();
   const db = ctx.db.kysely;
   const size = LIMITS.groupPageSize;
-  if (ctx.db.dialect === 'postgres') {
-    // One round trip: the membership, count, pins and the page's other ids (read for a member only).
-    return pageOf(user, groupId, start, await memberFrontPinsAndPage(db, groupId, user.id, start));
-  }
   // The pins are shown only once membership is confirmed.
   const { totalItems, pinned } = await requireMember(db, groupId, user);
   const pinnedHere = pinned.slice(start, start + size);
@@ -80,18 +72,14 @@ export async function groupPageWithKey(
   accept: (user: UserRow | undefined) => UserRow,
 ) {
   const db = ctx.db.kysely;
-  if (groupId === null || !PAGE.test(rawPage)) {
+  const start = pageStart(rawPage);
+  if (groupId === null || start === null) {
     // Nothing to read beside the caller: 401 first, then what the route answers after the hook.
     accept(await findUserByApiKeyHash(db, keyHash));
     throw groupId === null ? notFound() : badPage();
   }
-  const start = checkPage(rawPage);
   const { caller, found } = await findCallerAndFrontPage(db, keyHash, groupId, start);
-  return pageOf(accept(caller), groupId, start, found);
-}
-
-/** The page answer of what PostgreSQL read in one statement, or 404 when `user` may not see the group. */
-function pageOf(user: UserRow, groupId: string, start: number, found: FrontPinsAndPage | undefined) {
+  const user = accept(caller);
   if (found === undefined || !canSeeGroup(user, { id: groupId }, found.membership)) throw notFound();
   const size = LIMITS.groupPageSize;
   const pinnedHere = found.pinned.slice(start, start + size);

@@ -8,7 +8,7 @@ import { uploadPhotos } from '../../../test/uploads.js';
 import type { GroupRow } from '../../db/rows.js';
 import { apiKeyHash } from '../auth/api-keys.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
-import { findCallerAndFrontPage, findCallerAndMessage, memberFrontPinsAndPage } from './queries.js';
+import { findCallerAndFrontPage, findCallerAndMessage, frontPageIds, memberFrontAndPins } from './queries.js';
 import { messageAnswer } from './service.js';
 
 /** Parsed JSON of an answer (the client types it loosely on purpose). */
@@ -1920,13 +1920,20 @@ describe('GET /api/groups/{id}/page/{page}: the caller read with the page (issue
       const ana = await buildUser(h.t.ctx, { name: 'Ana' });
       const zed = await buildUser(h.t.ctx, { name: 'Zed' });
       const group = await buildGroup(h.t.ctx, { name: 'Family', members: [ana] });
-      for (let i = 0; i < 3; i += 1) await post(ana, group, { text: `Post ${i}` });
+      const first = await post(ana, group, { text: 'Post 0' });
+      for (let i = 1; i < 3; i += 1) await post(ana, group, { text: `Post ${i}` });
+      await edit(ana, first.id as string, { pinnedInGroup: true });
       const db = h.t.ctx.db.kysely;
       const hash = apiKeyHash(ana.key);
       for (const start of [0, 30]) {
         const { caller, found } = await findCallerAndFrontPage(db, hash, group.id, start);
         expect(caller).toEqual(await findUserByApiKeyHash(db, hash));
-        expect(found).toEqual(await memberFrontPinsAndPage(db, group.id, ana.user.id, start));
+        // What the two statements of the hook's page read.
+        const member = await memberFrontAndPins(db, group.id, ana.user.id);
+        const pinned = member?.pinned ?? [];
+        expect(pinned).toEqual([first.id]);
+        const others = await frontPageIds(db, group.id, 30, Math.max(0, start - pinned.length), pinned);
+        expect(found).toEqual({ ...member, others });
       }
       // Another's group: the caller, no page; another key: nothing.
       const outsider = await findCallerAndFrontPage(db, apiKeyHash(zed.key), group.id, 0);

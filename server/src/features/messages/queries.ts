@@ -387,24 +387,24 @@ export async function memberFrontAndPins(
   };
 }
 
-// PostgreSQL: `memberFrontAndPins` and the page's other front messages in one round trip (issue
-// 23). The page's walk is a scalar subquery under `case`, so it runs only for a member. Its LIMIT is
-// the page size written as a constant: PostgreSQL keeps a named statement's generic plan only when
-// the limit is a constant and no offset is a parameter (with `limit $n`, or an offset, it plans
-// the statement again at every call), so the first page, which almost every request asks for,
-// has no offset and later pages one. The caller keeps as many of the ids as the pins leave room for.
-// `k` is the one row of the caller: `id`, and `caller` (the user row as JSON, or null).
-interface FrontPinsPageRow {
-  x_caller: UserRow | null;
-  front_count: number | null;
-  member_id: string | null;
-  pinned: string[] | null;
-  others: string[] | null;
-}
-function frontPinsPageStatement(k: RawBuilder<unknown>, groupId: string, start: number | null) {
+// PostgreSQL, GET /api/groups/{id}/page/{page} (`withKey`): the user of the key, their membership,
+// the group's front count and pins (`memberFrontAndPins`) and the page's other front messages in one
+// round trip (issue 23); no row at all when no user has that key. The page's walk is a scalar
+// subquery under `case`, so it runs only for a member. Its LIMIT is the page size written as a
+// constant: PostgreSQL keeps a named statement's generic plan only when the limit is a constant and
+// no offset is a parameter (with `limit $n`, or an offset, it plans the statement again at every
+// call), so the first page, which almost every request asks for, has no offset and later pages one.
+// The caller keeps as many of the ids as the pins leave room for.
+const callerFrontPinsPage = prepared((db, keyHash: string, groupId: string, start: number | null) => {
   const skip = start === null ? sql`` : sql`offset greatest(0, cast(${start} as bigint) - cardinality(h.pinned))`;
-  return sql<FrontPinsPageRow>`
-    with k as (${k}),
+  const statement = sql<{
+    x_caller: UserRow;
+    front_count: number | null;
+    member_id: string | null;
+    pinned: string[] | null;
+    others: string[] | null;
+  }>`
+    with k as (select u.id, to_json(u) as caller from users as u where u.api_key_hash = ${keyHash}),
     h as (
       select g.id, g.front_count,
         (select ms.user_id from memberships as ms where ms.group_id = g.id and ms.user_id = k.id) as member_id,
@@ -420,29 +420,10 @@ function frontPinsPageStatement(k: RawBuilder<unknown>, groupId: string, start: 
         limit ${sql.lit(LIMITS.groupPageSize)} ${skip}
       ) end as others
     from k left join h on true`;
-}
-
-const memberFrontPinsPage = prepared((db, groupId: string, userId: string, start: number | null) => {
-  const statement = frontPinsPageStatement(
-    sql`select cast(${userId} as text) as id, null::json as caller`,
-    groupId,
-    start,
-  );
   return { compile: () => statement.compile(db) };
 });
 
-// The same with the caller read by the key's hash (GET /api/groups/{id}/page/{page}, `withKey`):
-// no row at all when no user has that key.
-const callerFrontPinsPage = prepared((db, keyHash: string, groupId: string, start: number | null) => {
-  const statement = frontPinsPageStatement(
-    sql`select u.id, to_json(u) as caller from users as u where u.api_key_hash = ${keyHash}`,
-    groupId,
-    start,
-  );
-  return { compile: () => statement.compile(db) };
-});
-
-/** What `memberFrontPinsAndPage` answers for a member. */
+/** What `findCallerAndFrontPage` reads for a member. */
 export interface FrontPinsAndPage {
   membership: Membership;
   frontCount: number;
@@ -450,34 +431,11 @@ export interface FrontPinsAndPage {
   others: string[];
 }
 
-function frontPinsAndPageOf(groupId: string, row: FrontPinsPageRow | undefined): FrontPinsAndPage | undefined {
-  if (row?.member_id === null || row?.member_id === undefined) return undefined;
-  return {
-    membership: { group_id: groupId, user_id: row.member_id },
-    frontCount: Number(row.front_count),
-    pinned: row.pinned ?? [],
-    others: row.others ?? [],
-  };
-}
-
 /**
- * PostgreSQL: `memberFrontAndPins`, and the ids of the page starting at front position `start`
- * that are not pinned (at most a page, newest activity first, past the pins of earlier pages); the
- * ids are read only for a member. Undefined when the user is not a member.
- */
-export async function memberFrontPinsAndPage(
-  db: Q,
-  groupId: string,
-  userId: string,
-  start: number,
-): Promise<FrontPinsAndPage | undefined> {
-  const [row] = await memberFrontPinsPage(db, groupId, userId, start === 0 ? null : start);
-  return frontPinsAndPageOf(groupId, row);
-}
-
-/**
- * PostgreSQL only: the user of the API key whose hash is `keyHash` (undefined: none) and
- * `memberFrontPinsAndPage` for them, in one statement.
+ * PostgreSQL only: the user of the API key whose hash is `keyHash` (undefined: none) and, when they
+ * are a member of the group, `memberFrontAndPins` with the ids of the page starting at front
+ * position `start` that are not pinned (at most a page, newest activity first, past the pins of
+ * earlier pages), in one statement. `found` is undefined for a non-member.
  */
 export async function findCallerAndFrontPage(
   db: Q,
@@ -486,7 +444,16 @@ export async function findCallerAndFrontPage(
   start: number,
 ): Promise<{ caller: UserRow | undefined; found: FrontPinsAndPage | undefined }> {
   const [row] = await callerFrontPinsPage(db, keyHash, groupId, start === 0 ? null : start);
-  return { caller: row?.x_caller ?? undefined, found: frontPinsAndPageOf(groupId, row) };
+  if (row?.member_id === null || row?.member_id === undefined) return { caller: row?.x_caller, found: undefined };
+  return {
+    caller: row.x_caller,
+    found: {
+      membership: { group_id: groupId, user_id: row.member_id },
+      frontCount: Number(row.front_count),
+      pinned: row.pinned ?? [],
+      others: row.others ?? [],
+    },
+  };
 }
 
 const frontPageRows = prepared((db, groupId: string, limit: number, offset: number, exclude: string[]) =>
