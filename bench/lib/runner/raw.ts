@@ -309,9 +309,9 @@ async function groupFeed(db: RawDb, groupId: string, userId: string): Promise<Ra
  */
 async function messageDetail(db: RawDb, id: string, userId: string): Promise<RawAnswer> {
   if (db.dialect === 'postgres') {
-    // `findViewMembershipAndExtras`: the view, membership, children, files, reactions and mentions in
-    // one statement on PostgreSQL, then the link preview. (The server reads the caller by their key
-    // in the same statement, `findCallerAndMessage`; like every key lookup, it is left out here.)
+    // `findCallerAndMessage`: the view, membership, children, files, reactions and mentions in one
+    // statement on PostgreSQL, then the link preview. (The server reads the caller by their key in
+    // the same statement; like every key lookup, it is left out here.)
     const views = await db.all(
       `select m.*, (select g.name from groups as g where g.id = m.group_id) as group_name, a.name as author_name,
          a.avatar_id as author_avatar_id, ms.user_id as member_id,

@@ -156,16 +156,8 @@ const MEMBER_EXTRAS = [
         from mentions as x inner join users as u on u.id = x.user_id where x.message_id = m.id) end`.as('x_mentions'),
 ];
 
-// PostgreSQL: the view and membership of `viewWithMembership` with `MEMBER_EXTRAS`.
-const viewWithMembershipAndExtras = prepared((db, id: string, userId: string) =>
-  selectViews(db)
-    .leftJoin('memberships as ms', (j) => j.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId))
-    .select(['ms.user_id as member_id', ...MEMBER_EXTRAS])
-    .where('m.id', '=', id),
-);
-
-// PostgreSQL: the user of an API key's hash (`findUserByApiKeyHash`) and, for them, what
-// `viewWithMembershipAndExtras` reads, in one round trip instead of two: the message answer's key
+// PostgreSQL: the user of an API key's hash (`findUserByApiKeyHash`) and, for them, the view and
+// membership of `viewWithMembership` with `MEMBER_EXTRAS`, in one round trip instead of two: the message answer's key
 // lookup was a statement of its own (issue 23). The user comes as JSON, as their columns share
 // names with the message's; its columns are text, integers and bigints, which JSON gives back as
 // the driver does (bigints as numbers, database.ts). No row: no such key; a null `id`: no message.
@@ -187,7 +179,7 @@ const callerAndViewWithExtras = prepared((db, keyHash: string, id: string) =>
     .where('k.api_key_hash', '=', keyHash),
 );
 
-/** What a message answer shows beside its view, read with it (`findViewMembershipAndExtras`). */
+/** What a message answer shows beside its view, read with it (`findCallerAndMessage`). */
 export interface MessageExtras {
   children: string[];
   files: FileRow[];
@@ -195,20 +187,7 @@ export interface MessageExtras {
   mentions: MentionView[];
 }
 
-/**
- * PostgreSQL only: `findViewAndMembership` and, for a member, the message's `MessageExtras`, in one
- * statement; `extras` is undefined for a non-member.
- */
-export async function findViewMembershipAndExtras(
-  db: Q,
-  id: string,
-  userId: string,
-): Promise<ViewMembershipAndExtras | undefined> {
-  const [row] = await viewWithMembershipAndExtras(db, id, userId);
-  return row === undefined ? undefined : splitExtras(row);
-}
-
-/** What `findViewMembershipAndExtras` answers. */
+/** The message as `findViewAndMembership` reads it and, for a member, its `MessageExtras`. */
 export type ViewMembershipAndExtras = WithMembership<MessageView> & { extras: MessageExtras | undefined };
 
 function splitExtras(
@@ -234,7 +213,8 @@ function splitExtras(
 
 /**
  * PostgreSQL only: the user of the API key whose hash is `keyHash` (undefined: none) and, when
- * there is one, `findViewMembershipAndExtras` of message `id` for them, in one statement.
+ * there is one, message `id` as `findViewAndMembership` reads it for them with, for a member, its
+ * `MessageExtras`, in one statement.
  */
 export async function findCallerAndMessage(
   db: Q,

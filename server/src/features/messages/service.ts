@@ -33,7 +33,6 @@ import {
   findMessageViews,
   findViewAndMembership,
   findCallerAndMessage,
-  findViewMembershipAndExtras,
   findTitleSources,
   findPoster,
   insertMessageQuery,
@@ -119,7 +118,7 @@ const rowsOf = <T>(read: Promise<Map<string, T[]>>, id: string): Promise<T[]> =>
 
 /**
  * The rows of a message answer beside its view, read apart (on PostgreSQL a reader's own message
- * comes with them, `findViewMembershipAndExtras`). `created` skips what a message just written
+ * comes with them, `findCallerAndMessage`). `created` skips what a message just written
  * cannot have yet; reactions are not read while the operator has them off.
  */
 function readExtras(ctx: AppContext, db: Tx, id: string, created: JustCreated | undefined): Promise<MessageExtras> {
@@ -427,10 +426,7 @@ async function updateMentions(
 /** GET /api/messages/{id} */
 export async function getMessage(ctx: AppContext, user: UserRow, id: string | null): Promise<Message> {
   if (id === null) throw notFound();
-  if (ctx.db.dialect === 'postgres') {
-    // One round trip for the access check and all but the link preview of the answer.
-    return answerFound(ctx, user, await findViewMembershipAndExtras(ctx.db.kysely, id, user.id));
-  }
+  // On PostgreSQL the route reads the message with its caller instead (`getMessageWithKey`).
   // The view that answers is read with the access check (one statement instead of three).
   const found = await findViewAndMembership(ctx.db.kysely, id, user.id);
   if (found === undefined || !canReadMessage(user, found.message, found.membership)) throw notFound();
