@@ -147,8 +147,9 @@ async function listUsers(ctx: AppContext, options: Options) {
 }
 
 /**
- * `users disable --user …`: the key stops working on the next request (it is read with the
- * account on every request, never cached), sign-in is refused and the open live streams close.
+ * `users disable --user …`: the key stops working on the next request (the account is read with
+ * the key on every request; SQLite's memo of that read ends with any commit, this one included),
+ * sign-in is refused and the open live streams close.
  */
 async function disableUser(ctx: AppContext, options: Options) {
   const user = await targetUser(ctx, options);

@@ -2,7 +2,7 @@ import { SelectQueryNode, type Compilable, type CompiledQuery, type Kysely, type
 import type { Database } from './schema.js';
 
 /** Runs a SELECT at once on a connection that reads beside the writer (SQLite's reader). */
-export type DirectRead = (query: CompiledQuery) => QueryResult<unknown>;
+export type DirectRead = (query: CompiledQuery, memo: boolean) => QueryResult<unknown>;
 
 /**
  * The handles whose reads outside a transaction may skip Kysely's connection provider: the SQLite
@@ -94,7 +94,17 @@ function templateOf(compiled: CompiledQuery, args: readonly Arg[]): Template {
  */
 export function prepared<A extends Arg[], R>(
   build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+  options: {
+    /**
+     * SQLite: a read outside a transaction may answer with the result of the same read made on the
+     * same data (sqlite-driver.ts, `ReadMemo`), frozen. For small results read by many requests:
+     * the caller of a key, a group's page. PostgreSQL runs every read: other processes write to it
+     * unseen.
+     */
+    memo?: boolean;
+  } = {},
 ): (db: Kysely<Database>, ...args: A) => Promise<R[]> {
+  const memo = options.memo === true;
   // Keyed by the dialect's adapter class: one SQL text per engine, shared by transactions.
   const byEngine = new WeakMap<object, Map<string, Template>>();
   return (db, ...args) => {
@@ -130,7 +140,7 @@ export function prepared<A extends Arg[], R>(
     const direct = directReads.get(db);
     if (direct !== undefined && SelectQueryNode.is(query.query)) {
       try {
-        return Promise.resolve(direct(query).rows as R[]);
+        return Promise.resolve(direct(query, memo).rows as R[]);
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }

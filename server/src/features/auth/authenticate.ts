@@ -95,7 +95,8 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
  */
 function settleCaller(request: FastifyRequest, reply: FastifyReply, user: UserRow | undefined, lastEventId: number) {
   if (user === undefined) request.authProblem = 'invalid';
-  // Read with the key on every request, never cached: a disabled account is refused at once.
+  // Read with the key on every request (on SQLite kept only while no commit happened anywhere,
+  // db/sqlite-driver.ts ReadMemo): a disabled account is refused at once.
   else if (user.disabled_at !== null) request.authProblem = 'disabled';
   else {
     request.user = user;
