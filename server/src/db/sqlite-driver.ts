@@ -123,10 +123,10 @@ export class ReadSnapshot {
     if (!this.open) {
       this.reader.prepare('begin').run();
       this.open = true;
+      setImmediate(this.endSoon);
       // Read inside the transaction, so it is the version of what this snapshot sees (the pragma
       // starts the read, as any statement would).
       this.version = this.reader.prepare('pragma data_version').pluck().get() as number;
-      setImmediate(this.endSoon);
     }
     if (!memo) return execute<R>(this.reader, query);
     return this.memo.read(this.version, query, () => execute<R>(this.reader, query));
