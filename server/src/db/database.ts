@@ -77,7 +77,8 @@ export function openDatabase(database: Config['database']): Db {
           reusingStatements(reader),
         );
   const kysely = new Kysely<Database>({ dialect });
-  if (dialect instanceof ReadWriteSqliteDialect) readDirectly(kysely, (query, memo) => dialect.snapshot.read(query, memo));
+  if (dialect instanceof ReadWriteSqliteDialect)
+    readDirectly(kysely, (query, memo) => dialect.snapshot.read(query, memo));
   let checkpointer: BackgroundCheckpointer | null = null;
   const batcher = new SqliteWriteBatcher(kysely, () => checkpointer?.truncateIfDue() ?? null);
   if (database.file !== ':memory:') {

@@ -19,7 +19,7 @@ const memoNamed = prepared(
     db
       .selectFrom('items' as never)
       .select('name' as never)
-      .where('name' as never, '=', name),
+      .where('name' as never, '=', name as never),
   { memo: true },
 );
 
