@@ -109,7 +109,7 @@ class ReadMemo {
 export class ReadSnapshot {
   private open = false;
   private readonly endSoon = (): void => this.end();
-  /** `PRAGMA data_version` of the open snapshot (`memo` below). */
+  /** `PRAGMA data_version` of the open snapshot (`memo` below); -1 until a memo read needs it. */
   private version = -1;
   private readonly memo = new ReadMemo();
 
@@ -123,12 +123,14 @@ export class ReadSnapshot {
     if (!this.open) {
       this.reader.prepare('begin').run();
       this.open = true;
+      this.version = -1;
       setImmediate(this.endSoon);
-      // Read inside the transaction, so it is the version of what this snapshot sees (the pragma
-      // starts the read, as any statement would).
-      this.version = this.reader.prepare('pragma data_version').pluck().get() as number;
     }
     if (!memo) return execute<R>(this.reader, query);
+    // Read at the snapshot's first memo read, inside its transaction: the version of what this
+    // snapshot sees, which stays the same until it ends (the pragma starts the read if no statement
+    // did, as any statement would).
+    if (this.version === -1) this.version = this.reader.prepare('pragma data_version').pluck().get() as number;
     return this.memo.read(this.version, query, () => execute<R>(this.reader, query));
   }
 

@@ -166,81 +166,75 @@ describe('SQLite reader and writer connections', () => {
       await sql`insert into items (name) values ('after')`.execute(db.kysely);
       expect(await preparedItems()).toEqual(['after']);
     });
-  });
 
-  describe('a memo read', () => {
-    let other: SQLite.Database;
-    beforeEach(() => {
-      other = new SQLite(temp.file);
-    });
-    afterEach(() => other.close());
+    describe('a memo read', () => {
+      const names = async (): Promise<string[]> =>
+        ((await memoNames(db.kysely)) as { name: string }[]).map((r) => r.name).sort();
 
-    const names = async (): Promise<string[]> =>
-      ((await memoNames(db.kysely)) as { name: string }[]).map((r) => r.name).sort();
-
-    it('answers the same frozen rows while nothing is committed, across turns', async () => {
-      await sql`insert into items (name) values ('a')`.execute(db.kysely);
-      const first = await memoNames(db.kysely);
-      await nextTurn();
-      const again = await memoNames(db.kysely);
-      // The very same array: the statement did not run again.
-      expect(again).toBe(first);
-      expect(Object.isFrozen(again)).toBe(true);
-      expect(Object.isFrozen(again[0])).toBe(true);
-      // Another value is another read.
-      expect(await memoNamed(db.kysely, 'a')).toEqual([{ name: 'a' }]);
-      expect(await memoNamed(db.kysely, 'b')).toEqual([]);
-    });
-
-    it('reads again after each write or commit of this process, in the same turn', async () => {
-      expect(await names()).toEqual([]);
-      await sql`insert into items (name) values ('written')`.execute(db.kysely);
-      expect(await names()).toEqual(['written']);
-      await db.kysely.transaction().execute(async (tx) => {
-        await sql`insert into items (name) values ('committed')`.execute(tx);
+      it('answers the same frozen rows while nothing is committed, across turns', async () => {
+        await sql`insert into items (name) values ('a')`.execute(db.kysely);
+        const first = await memoNames(db.kysely);
+        await nextTurn();
+        const again = await memoNames(db.kysely);
+        // The very same array: the statement did not run again.
+        expect(again).toBe(first);
+        expect(Object.isFrozen(again)).toBe(true);
+        expect(Object.isFrozen(again[0])).toBe(true);
+        // Another value is another read.
+        expect(await memoNamed(db.kysely, 'a')).toEqual([{ name: 'a' }]);
+        expect(await memoNamed(db.kysely, 'b')).toEqual([]);
       });
-      expect(await names()).toEqual(['committed', 'written']);
-      expect(await memoNamed(db.kysely, 'batched')).toEqual([]);
-      await db.transaction(async (tx) => {
-        await sql`insert into items (name) values ('batched')`.execute(tx);
+
+      it('reads again after each write or commit of this process, in the same turn', async () => {
+        expect(await names()).toEqual([]);
+        await sql`insert into items (name) values ('written')`.execute(db.kysely);
+        expect(await names()).toEqual(['written']);
+        await db.kysely.transaction().execute(async (tx) => {
+          await sql`insert into items (name) values ('committed')`.execute(tx);
+        });
+        expect(await names()).toEqual(['committed', 'written']);
+        expect(await memoNamed(db.kysely, 'batched')).toEqual([]);
+        await db.transaction(async (tx) => {
+          await sql`insert into items (name) values ('batched')`.execute(tx);
+        });
+        expect(await memoNamed(db.kysely, 'batched')).toEqual([{ name: 'batched' }]);
+        await db.transaction(async (tx) => {
+          await sql`delete from items where name = 'written'`.execute(tx);
+        });
+        expect(await names()).toEqual(['batched', 'committed']);
       });
-      expect(await memoNamed(db.kysely, 'batched')).toEqual([{ name: 'batched' }]);
-      await db.transaction(async (tx) => {
-        await sql`delete from items where name = 'written'`.execute(tx);
+
+      it("reads again after another connection's commit, from the next snapshot on", async () => {
+        expect(await names()).toEqual([]);
+        await nextTurn();
+        expect(await names()).toEqual([]);
+        other.prepare(`insert into items (name) values ('outside')`).run();
+        // The turn's snapshot still sees the state the kept rows were read from.
+        expect(await names()).toEqual([]);
+        await nextTurn();
+        expect(await names()).toEqual(['outside']);
+        other.prepare(`update items set name = 'renamed'`).run();
+        await nextTurn();
+        expect(await names()).toEqual(['renamed']);
+        expect(await memoNamed(db.kysely, 'outside')).toEqual([]);
       });
-      expect(await names()).toEqual(['batched', 'committed']);
-    });
 
-    it("reads again after another connection's commit, from the next snapshot on", async () => {
-      expect(await names()).toEqual([]);
-      await nextTurn();
-      expect(await names()).toEqual([]);
-      other.prepare(`insert into items (name) values ('outside')`).run();
-      // The turn's snapshot still sees the state the kept rows were read from.
-      expect(await names()).toEqual([]);
-      await nextTurn();
-      expect(await names()).toEqual(['outside']);
-      other.prepare(`update items set name = 'renamed'`).run();
-      await nextTurn();
-      expect(await names()).toEqual(['renamed']);
-      expect(await memoNamed(db.kysely, 'outside')).toEqual([]);
-    });
+      it('stays right past its size, starting again empty', async () => {
+        await sql`insert into items (name) values ('kept')`.execute(db.kysely);
+        for (let i = 0; i <= READ_MEMO_ENTRIES; i++) await memoNamed(db.kysely, `n${i}`);
+        expect(await memoNamed(db.kysely, 'kept')).toEqual([{ name: 'kept' }]);
+        other.prepare(`delete from items`).run();
+        await nextTurn();
+        expect(await memoNamed(db.kysely, 'kept')).toEqual([]);
+      });
 
-    it('stays right past its size, starting again empty', async () => {
-      await sql`insert into items (name) values ('kept')`.execute(db.kysely);
-      for (let i = 0; i <= READ_MEMO_ENTRIES; i++) await memoNamed(db.kysely, `n${i}`);
-      expect(await memoNamed(db.kysely, 'kept')).toEqual([{ name: 'kept' }]);
-      other.prepare(`delete from items`).run();
-      await nextTurn();
-      expect(await memoNamed(db.kysely, 'kept')).toEqual([]);
-    });
-
-    it('is never used inside a transaction, which reads its own writes', async () => {
-      await sql`insert into items (name) values ('before')`.execute(db.kysely);
-      expect(await names()).toEqual(['before']);
-      await db.kysely.transaction().execute(async (tx) => {
-        await sql`insert into items (name) values ('inside')`.execute(tx);
-        expect(((await memoNames(tx)) as { name: string }[]).map((r) => r.name).sort()).toEqual(['before', 'inside']);
+      it('is never used inside a transaction, which reads its own writes', async () => {
+        await sql`insert into items (name) values ('before')`.execute(db.kysely);
+        expect(await names()).toEqual(['before']);
+        await db.kysely.transaction().execute(async (tx) => {
+          await sql`insert into items (name) values ('inside')`.execute(tx);
+          expect(((await memoNames(tx)) as { name: string }[]).map((r) => r.name).sort()).toEqual(['before', 'inside']);
+        });
       });
     });
   });

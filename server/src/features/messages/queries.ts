@@ -157,10 +157,11 @@ const MEMBER_EXTRAS = [
 ];
 
 // PostgreSQL: the user of an API key's hash (`findUserByApiKeyHash`) and, for them, the view and
-// membership of `viewWithMembership` with `MEMBER_EXTRAS`, in one round trip instead of two: the message answer's key
-// lookup was a statement of its own (issue 23). The user comes as JSON, as their columns share
-// names with the message's; its columns are text, integers and bigints, which JSON gives back as
-// the driver does (bigints as numbers, database.ts). No row: no such key; a null `id`: no message.
+// membership of `viewWithMembership` with `MEMBER_EXTRAS`, in one round trip instead of two: the
+// message answer's key lookup was a statement of its own (issue 23). The user comes as JSON, as
+// their columns share names with the message's; its columns are text, integers and bigints, which
+// JSON gives back as the driver does (bigints as numbers, database.ts). No row: no such key; a
+// null `id`: no message.
 const callerAndViewWithExtras = prepared((db, keyHash: string, id: string) =>
   db
     .selectFrom('users as k')
