@@ -7,7 +7,8 @@ import { lazyModule } from '../lib/lazy-module.js';
 import type { Config } from '../config.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
-import { readDirectly, statementName } from './prepared.js';
+import { ChangeNotices, ChangeTracker, NOTICES_APPLICATION_NAME, PostgresReadMemo } from './postgres-memo.js';
+import { readDirectly, readThroughMemo, statementName } from './prepared.js';
 import { ReadWriteSqliteDialect, type StatementSource } from './sqlite-driver.js';
 import { SqliteWriteBatcher } from './write-batch.js';
 
@@ -46,17 +47,37 @@ export function loadPg(): typeof pg {
   return driver;
 }
 
+/** For tests: how long PostgreSQL's memo keeps a result, and waits before listening again. */
+export interface MemoOptions {
+  memoMs?: number;
+  noticeRetryMs?: number;
+}
+
 /** Opens the configured database: SQLite (WAL, foreign keys, busy timeout) or PostgreSQL. */
-export function openDatabase(database: Config['database']): Db {
+export function openDatabase(database: Config['database'], options: MemoOptions = {}): Db {
   if (database.kind === 'postgres') {
+    const memo = new PostgresReadMemo(options.memoMs);
+    const notices = new ChangeNotices(
+      () => new (loadPg().Client)({ connectionString: database.url, application_name: NOTICES_APPLICATION_NAME }),
+      memo,
+      options.noticeRetryMs,
+    );
     const pool = new (loadPg().Pool)({ connectionString: database.url, max: 10 });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPrepared(pool) }) });
+    const kysely = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: namingPrepared(pool, () => notices.changed()) }),
+    });
+    readThroughMemo(kysely, (query, run) => memo.read(query, run));
     return {
       kysely,
       dialect: 'postgres',
       transaction: (work) => kysely.transaction().execute(work),
-      releaseMemory: () => undefined,
-      close: () => kysely.destroy(),
+      // Kept results are read again when needed: a quiet server keeps none.
+      releaseMemory: () => memo.changed(),
+      close: async () => {
+        await kysely.destroy();
+        // After the last write: its notice goes before the connection closes.
+        await notices.close();
+      },
     };
   }
   if (database.file !== ':memory:') mkdirSync(path.dirname(database.file), { recursive: true });
@@ -77,8 +98,8 @@ export function openDatabase(database: Config['database']): Db {
           reusingStatements(reader),
         );
   const kysely = new Kysely<Database>({ dialect });
-  if (dialect instanceof ReadWriteSqliteDialect)
-    readDirectly(kysely, (query, memo) => dialect.snapshot.read(query, memo));
+  const snapshot = dialect instanceof ReadWriteSqliteDialect ? dialect.snapshot : null;
+  if (snapshot !== null) readDirectly(kysely, (query, memo) => snapshot.read(query, memo));
   let checkpointer: BackgroundCheckpointer | null = null;
   const batcher = new SqliteWriteBatcher(kysely, () => checkpointer?.truncateIfDue() ?? null);
   if (database.file !== ':memory:') {
@@ -92,6 +113,7 @@ export function openDatabase(database: Config['database']): Db {
     transaction: (work) => batcher.run(work),
     releaseMemory: () => {
       checkpointer?.stopUnlessDue();
+      snapshot?.forget();
       // The page caches go too (up to 8 MiB read, 16 written): the first reads after the pause copy
       // their pages from the system's file cache again, a few µs each. SQLite frees them into
       // glibc's heap, which keeps them until the quiet server trims it (lib/quiet-reclaim.ts,
@@ -112,20 +134,39 @@ export function openDatabase(database: Config['database']): Db {
 /**
  * The pool as Kysely uses it, where the SQL of a prepared query (prepared.ts) goes as a named
  * statement: PostgreSQL parses and plans it once per connection, not at every request. Each client
- * keeps one wrapper, as Kysely keeps one connection object per client.
+ * keeps one wrapper, as Kysely keeps one connection object per client. Each wrapper watches what
+ * its statements change and calls `changed` once a change is committed (postgres-memo.ts).
  */
-function namingPrepared(pool: pg.Pool): PostgresPool {
+function namingPrepared(pool: pg.Pool, changed: () => void): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
-    query: ((sqlOrCursor: string | object, parameters?: readonly unknown[]) => {
-      if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as pg.Submittable);
-      const name = statementName(sqlOrCursor);
-      return name === undefined
-        ? client.query(sqlOrCursor, parameters as unknown[])
-        : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
-    }) as unknown as PostgresPoolClient['query'],
-    release: () => client.release(),
-  });
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const tracker = new ChangeTracker(changed);
+    return {
+      query: ((sqlOrCursor: string | object, parameters?: readonly unknown[]) => {
+        // Kith streams nothing; were a cursor opened, what it runs is unknown: counted as a change.
+        if (typeof sqlOrCursor !== 'string') {
+          changed();
+          return client.query(sqlOrCursor as pg.Submittable);
+        }
+        const name = statementName(sqlOrCursor);
+        const running =
+          name === undefined
+            ? client.query(sqlOrCursor, parameters as unknown[])
+            : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
+        return running.then(
+          (result) => {
+            tracker.answered(sqlOrCursor, result);
+            return result;
+          },
+          (error: unknown) => {
+            tracker.answered(sqlOrCursor, undefined);
+            throw error;
+          },
+        );
+      }) as unknown as PostgresPoolClient['query'],
+      release: () => client.release(),
+    };
+  };
   return {
     async connect() {
       const client = await pool.connect();

@@ -16,6 +16,20 @@ export function readDirectly(kysely: Kysely<Database>, read: DirectRead): void {
   directReads.set(kysely, read);
 }
 
+/** Answers a memo read on PostgreSQL: a kept result, or `run`'s (postgres-memo.ts). */
+export type MemoRead = (
+  query: CompiledQuery,
+  run: () => Promise<QueryResult<unknown>>,
+) => Promise<QueryResult<unknown>>;
+
+/** The PostgreSQL handles whose memo reads outside a transaction go through their `MemoRead`. */
+const memoReads = new WeakMap<object, MemoRead>();
+
+/** Lets the memo reads of `kysely` (not of its transactions) answer through `read`. */
+export function readThroughMemo(kysely: Kysely<Database>, read: MemoRead): void {
+  memoReads.set(kysely, read);
+}
+
 /**
  * What a prepared query's builder may receive for each argument: a value it binds as a parameter, a
  * null (bound or tested with `is`), or a list of values (`in (…)`). The builder must pass values to
@@ -96,10 +110,11 @@ export function prepared<A extends Arg[], R>(
   build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
   options: {
     /**
-     * SQLite: a read outside a transaction may answer with the result of the same read made on the
-     * same data (sqlite-driver.ts, `ReadMemo`), frozen. For small results read by many requests:
-     * the caller of a key, a group's page. PostgreSQL runs every read: other processes write to it
-     * unseen.
+     * A read outside a transaction may answer with the result of the same read made before, while
+     * nothing it was read from can have changed: on SQLite for the same data version
+     * (sqlite-driver.ts), on PostgreSQL until a change is committed or heard of (postgres-memo.ts).
+     * The result is frozen, as every request shares it. For reads many requests make: the caller
+     * of a key, a group's page, a message. Only for a read (never a data-modifying CTE).
      */
     memo?: boolean;
   } = {},
@@ -148,7 +163,12 @@ export function prepared<A extends Arg[], R>(
     // Straight to the connection when no plugin would transform the result (none in Kith): what
     // `db.executeQuery` adds, a random query id and a pass over the plugins, took a few promises
     // per query, and a request makes several (issue 23).
-    if (executor.plugins.length > 0) return db.executeQuery<R>(query).then((result) => result.rows);
-    return executor.provideConnection((connection) => connection.executeQuery<R>(query)).then((result) => result.rows);
+    const run = (): Promise<QueryResult<R>> =>
+      executor.plugins.length > 0
+        ? db.executeQuery<R>(query)
+        : executor.provideConnection((connection) => connection.executeQuery<R>(query));
+    const viaMemo = memo ? memoReads.get(db) : undefined;
+    if (viaMemo !== undefined) return viaMemo(query, run).then((result) => result.rows as R[]);
+    return run().then((result) => result.rows);
   };
 }

@@ -14,6 +14,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { ReadMemo } from './read-memo.js';
 
 /** What the driver needs of a connection: statements by SQL text (reused, see database.ts). */
 export interface StatementSource {
@@ -48,47 +49,6 @@ function readsOnly(reader: StatementSource, query: CompiledQuery): boolean {
   return statement.reader && statement.readonly;
 }
 
-/** Results a `ReadMemo` keeps, over every statement; past this many it starts again empty. */
-export const READ_MEMO_ENTRIES = 2000;
-
-/**
- * The results of the reads a request makes most (the caller of a key, a group's page: `prepared`'s
- * `memo`), kept for the data they were read from. SQLite's `PRAGMA data_version`, read on the
- * reader, changes whenever any other connection commits: this process's writer, the admin CLI,
- * another process. A result kept under the version the current snapshot reads is exactly what the
- * statement would answer now; any commit anywhere changes the version and empties the memo. No
- * write has to say what it changed, so no write can forget to (issue 23: the page's three
- * statements took a quarter of its CPU). Results are frozen: every request shares them.
- */
-class ReadMemo {
-  private version = -1;
-  private size = 0;
-  private readonly bySql = new Map<string, Map<string, QueryResult<unknown>>>();
-
-  read<R>(version: number, query: CompiledQuery, run: () => QueryResult<R>): QueryResult<R> {
-    if (version !== this.version || this.size >= READ_MEMO_ENTRIES) {
-      this.bySql.clear();
-      this.size = 0;
-      this.version = version;
-    }
-    let results = this.bySql.get(query.sql);
-    if (results === undefined) {
-      results = new Map();
-      this.bySql.set(query.sql, results);
-    }
-    // Values are strings, numbers and nulls: JSON tells them apart exactly.
-    const key = JSON.stringify(query.parameters);
-    const known = results.get(key);
-    if (known !== undefined) return known as QueryResult<R>;
-    const result = run();
-    for (const row of result.rows) Object.freeze(row);
-    Object.freeze(result.rows);
-    results.set(key, result);
-    this.size++;
-    return result;
-  }
-}
-
 /**
  * The read connection's snapshot: one read transaction for the reads of an event loop turn.
  *
@@ -111,7 +71,17 @@ export class ReadSnapshot {
   private readonly endSoon = (): void => this.end();
   /** `PRAGMA data_version` of the open snapshot (`memo` below); -1 until a memo read needs it. */
   private version = -1;
+  /**
+   * The results of the reads a request makes most (`prepared`'s `memo`: the caller of a key, a
+   * group's page, a message), for the data version `memoVersion`. SQLite's `PRAGMA data_version`,
+   * read on the reader, changes whenever any other connection commits: this process's writer, the
+   * admin CLI, another process. A result kept under the version the current snapshot reads is
+   * exactly what the statement would answer now; any commit anywhere changes the version and
+   * empties the memo. No write has to say what it changed, so no write can forget to (issue 23: the
+   * page's three statements took a quarter of its CPU).
+   */
   private readonly memo = new ReadMemo();
+  private memoVersion = -1;
 
   constructor(private readonly reader: StatementSource) {}
 
@@ -131,7 +101,20 @@ export class ReadSnapshot {
     // snapshot sees, which stays the same until it ends (the pragma starts the read if no statement
     // did, as any statement would).
     if (this.version === -1) this.version = this.reader.prepare('pragma data_version').pluck().get() as number;
-    return this.memo.read(this.version, query, () => execute<R>(this.reader, query));
+    if (this.version !== this.memoVersion) {
+      this.memo.clear();
+      this.memoVersion = this.version;
+    }
+    const known = this.memo.get<R>(query);
+    if (known !== undefined) return known;
+    const result = execute<R>(this.reader, query);
+    this.memo.set(query, result);
+    return result;
+  }
+
+  /** Forgets the kept results (a quiet server gives their memory back, database.ts). */
+  forget(): void {
+    this.memo.clear();
   }
 
   /** Ends the read transaction, if one is open: the next read sees the last commit. */

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTempSqlite, type TempSqlite } from '../../test/sqlite-file.js';
 import type { Db } from './database.js';
 import { prepared } from './prepared.js';
-import { READ_MEMO_ENTRIES } from './sqlite-driver.js';
+import { READ_MEMO_ENTRIES } from './read-memo.js';
 import { signal } from '../../test/signal.js';
 
 /** Resolves in the next turn of the event loop, after its I/O phase. */

@@ -42,15 +42,17 @@ export async function usersWithAvatar(db: Q, fileId: string): Promise<string[]> 
 }
 
 // Every card and message answer reads these: prepared once (db/prepared.ts).
-const fileRowsOf = prepared((db, messageIds: string[]) =>
-  db
-    .selectFrom('message_files as mf')
-    .innerJoin('files as f', 'f.id', 'mf.file_id')
-    .selectAll('f')
-    .select('mf.message_id')
-    .where('mf.message_id', 'in', messageIds)
-    .orderBy('mf.message_id')
-    .orderBy('mf.position'),
+const fileRowsOf = prepared(
+  (db, messageIds: string[]) =>
+    db
+      .selectFrom('message_files as mf')
+      .innerJoin('files as f', 'f.id', 'mf.file_id')
+      .selectAll('f')
+      .select('mf.message_id')
+      .where('mf.message_id', 'in', messageIds)
+      .orderBy('mf.message_id')
+      .orderBy('mf.position'),
+  { memo: true },
 );
 const firstFileRowsOf = prepared((db, messageIds: string[]) =>
   db

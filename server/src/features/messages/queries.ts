@@ -71,11 +71,13 @@ const messageWithMembership = prepared((db, id: string, userId: string) =>
     .select('ms.user_id as member_id')
     .where('m.id', '=', id),
 );
-const viewWithMembership = prepared((db, id: string, userId: string) =>
-  selectViews(db)
-    .leftJoin('memberships as ms', (j) => j.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId))
-    .select('ms.user_id as member_id')
-    .where('m.id', '=', id),
+const viewWithMembership = prepared(
+  (db, id: string, userId: string) =>
+    selectViews(db)
+      .leftJoin('memberships as ms', (j) => j.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId))
+      .select('ms.user_id as member_id')
+      .where('m.id', '=', id),
+  { memo: true },
 );
 
 /** What `findMessageAndMembership` answers: the row, and the caller's membership if any. */
@@ -162,22 +164,24 @@ const MEMBER_EXTRAS = [
 // their columns share names with the message's; its columns are text, integers and bigints, which
 // JSON gives back as the driver does (bigints as numbers, database.ts). No row: no such key; a
 // null `id`: no message.
-const callerAndViewWithExtras = prepared((db, keyHash: string, id: string) =>
-  db
-    .selectFrom('users as k')
-    .leftJoin('messages as m', (j) => j.on('m.id', '=', id))
-    .leftJoin('users as a', 'a.id', 'm.author_id')
-    .leftJoin('memberships as ms', (j) => j.onRef('ms.group_id', '=', 'm.group_id').onRef('ms.user_id', '=', 'k.id'))
-    .selectAll('m')
-    .select([
-      sql<UserRow>`to_json(k)`.as('x_caller'),
-      GROUP_NAME.as('group_name'),
-      'a.name as author_name',
-      'a.avatar_id as author_avatar_id',
-      'ms.user_id as member_id',
-      ...MEMBER_EXTRAS,
-    ])
-    .where('k.api_key_hash', '=', keyHash),
+const callerAndViewWithExtras = prepared(
+  (db, keyHash: string, id: string) =>
+    db
+      .selectFrom('users as k')
+      .leftJoin('messages as m', (j) => j.on('m.id', '=', id))
+      .leftJoin('users as a', 'a.id', 'm.author_id')
+      .leftJoin('memberships as ms', (j) => j.onRef('ms.group_id', '=', 'm.group_id').onRef('ms.user_id', '=', 'k.id'))
+      .selectAll('m')
+      .select([
+        sql<UserRow>`to_json(k)`.as('x_caller'),
+        GROUP_NAME.as('group_name'),
+        'a.name as author_name',
+        'a.avatar_id as author_avatar_id',
+        'ms.user_id as member_id',
+        ...MEMBER_EXTRAS,
+      ])
+      .where('k.api_key_hash', '=', keyHash),
+  { memo: true },
 );
 
 /** What a message answer shows beside its view, read with it (`findCallerAndMessage`). */
@@ -278,13 +282,15 @@ export async function linkPreviewsOf(
   return result;
 }
 
-const childrenRows = prepared((db, parentIds: string[]) =>
-  db
-    .selectFrom('messages')
-    .select(['id', 'parent_id'])
-    .where('parent_id', 'in', parentIds)
-    .orderBy('created_at')
-    .orderBy('id'),
+const childrenRows = prepared(
+  (db, parentIds: string[]) =>
+    db
+      .selectFrom('messages')
+      .select(['id', 'parent_id'])
+      .where('parent_id', 'in', parentIds)
+      .orderBy('created_at')
+      .orderBy('id'),
+  { memo: true },
 );
 
 /** Direct replies of each message, oldest first, in one query. */
@@ -379,15 +385,16 @@ export async function memberFrontAndPins(
 // no offset is a parameter (with `limit $n`, or an offset, it plans the statement again at every
 // call), so the first page, which almost every request asks for, has no offset and later pages one.
 // The caller keeps as many of the ids as the pins leave room for.
-const callerFrontPinsPage = prepared((db, keyHash: string, groupId: string, start: number | null) => {
-  const skip = start === null ? sql`` : sql`offset greatest(0, cast(${start} as bigint) - cardinality(h.pinned))`;
-  const statement = sql<{
-    x_caller: UserRow;
-    front_count: number | null;
-    member_id: string | null;
-    pinned: string[] | null;
-    others: string[] | null;
-  }>`
+const callerFrontPinsPage = prepared(
+  (db, keyHash: string, groupId: string, start: number | null) => {
+    const skip = start === null ? sql`` : sql`offset greatest(0, cast(${start} as bigint) - cardinality(h.pinned))`;
+    const statement = sql<{
+      x_caller: UserRow;
+      front_count: number | null;
+      member_id: string | null;
+      pinned: string[] | null;
+      others: string[] | null;
+    }>`
     with k as (select u.id, to_json(u) as caller from users as u where u.api_key_hash = ${keyHash}),
     h as (
       select g.id, g.front_count,
@@ -404,8 +411,10 @@ const callerFrontPinsPage = prepared((db, keyHash: string, groupId: string, star
         limit ${sql.lit(LIMITS.groupPageSize)} ${skip}
       ) end as others
     from k left join h on true`;
-  return { compile: () => statement.compile(db) };
-});
+    return { compile: () => statement.compile(db) };
+  },
+  { memo: true },
+);
 
 /** What `findCallerAndFrontPage` reads for a member. */
 export interface FrontPinsAndPage {
@@ -723,10 +732,12 @@ export async function clearPublicToken(db: Q, id: string): Promise<void> {
  */
 // The token is looked up in a subquery: SQLite joined the view's tables three times slower when the
 // message itself was searched by token (25 µs against 6).
-const viewByPublicToken = prepared((db, token: string) =>
-  selectViews(db).where('m.id', 'in', (eb) =>
-    eb.selectFrom('messages').select('id').where('public_token', '=', token).where('is_deleted', '=', 0),
-  ),
+const viewByPublicToken = prepared(
+  (db, token: string) =>
+    selectViews(db).where('m.id', 'in', (eb) =>
+      eb.selectFrom('messages').select('id').where('public_token', '=', token).where('is_deleted', '=', 0),
+    ),
+  { memo: true },
 );
 
 export async function findViewByPublicToken(db: Q, token: string): Promise<MessageView | undefined> {
@@ -744,12 +755,14 @@ export interface PublicExtras {
 // off reads none, as the separate reads do (its `x_reactions` is a null constant); the token is
 // their only parameter, so PostgreSQL keeps one generic plan for each.
 const publicViewWith = (reactions: RawBuilder<ReactionView[] | null>) =>
-  prepared((db, token: string) =>
-    selectViews(db)
-      .select([FILES_OF_M.as('x_files'), reactions.as('x_reactions')])
-      .where('m.id', 'in', (eb) =>
-        eb.selectFrom('messages').select('id').where('public_token', '=', token).where('is_deleted', '=', 0),
-      ),
+  prepared(
+    (db, token: string) =>
+      selectViews(db)
+        .select([FILES_OF_M.as('x_files'), reactions.as('x_reactions')])
+        .where('m.id', 'in', (eb) =>
+          eb.selectFrom('messages').select('id').where('public_token', '=', token).where('is_deleted', '=', 0),
+        ),
+    { memo: true },
   );
 const publicViewWithReactions = publicViewWith(REACTIONS_OF_M);
 const publicViewWithoutReactions = publicViewWith(sql<null>`null`);
@@ -789,14 +802,16 @@ export interface ReactionView {
   emoji: string;
 }
 
-const reactionRows = prepared((db, ids: string[]) =>
-  db
-    .selectFrom('reactions as r')
-    .innerJoin('users as u', 'u.id', 'r.user_id')
-    .select(['r.id', 'r.message_id', 'r.user_id', 'u.name as user_name', 'r.emoji'])
-    .where('r.message_id', 'in', ids)
-    .orderBy('r.created_at')
-    .orderBy('r.id'),
+const reactionRows = prepared(
+  (db, ids: string[]) =>
+    db
+      .selectFrom('reactions as r')
+      .innerJoin('users as u', 'u.id', 'r.user_id')
+      .select(['r.id', 'r.message_id', 'r.user_id', 'u.name as user_name', 'r.emoji'])
+      .where('r.message_id', 'in', ids)
+      .orderBy('r.created_at')
+      .orderBy('r.id'),
+  { memo: true },
 );
 
 /**
@@ -820,14 +835,16 @@ export interface MentionView {
   written_name: string;
 }
 
-const mentionRows = prepared((db, ids: string[]) =>
-  db
-    .selectFrom('mentions as x')
-    .innerJoin('users as u', 'u.id', 'x.user_id')
-    .select(['x.message_id', 'x.user_id', 'u.name as user_name', 'x.written_name'])
-    .where('x.message_id', 'in', ids)
-    .orderBy('x.message_id')
-    .orderBy('x.position'),
+const mentionRows = prepared(
+  (db, ids: string[]) =>
+    db
+      .selectFrom('mentions as x')
+      .innerJoin('users as u', 'u.id', 'x.user_id')
+      .select(['x.message_id', 'x.user_id', 'u.name as user_name', 'x.written_name'])
+      .where('x.message_id', 'in', ids)
+      .orderBy('x.message_id')
+      .orderBy('x.position'),
+  { memo: true },
 );
 
 /**

@@ -1,0 +1,114 @@
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestApp, TEST_DIALECT, type TestApp } from '../../test/harness.js';
+import { loadPg, openDatabase, type Db } from './database.js';
+import { NOTICES_APPLICATION_NAME } from './postgres-memo.js';
+import { prepared } from './prepared.js';
+import type { Database } from './schema.js';
+
+// PostgreSQL's memo (postgres-memo.ts) with two handles on one database, as two processes of a
+// scale-out set: `a` keeps what it reads; `b` writes through Kith, so it tells; `raw` writes past
+// Kith, so it tells no one, which shows whether `a` answers from its memo. The memo keeps results
+// for an hour here: what empties it can only be a change or a notice, never the clock.
+describe.runIf(TEST_DIALECT === 'postgres')(
+  'PostgreSQL keeps hot reads until a change is committed or heard of',
+  () => {
+    let t: TestApp;
+    let a: Db;
+    let b: Db;
+    let raw: pg.Client;
+
+    type Items = Kysely<{ memo_items: { name: string } }>;
+    const names = prepared((db) => (db as unknown as Items).selectFrom('memo_items').select('name').orderBy('name'), {
+      memo: true,
+    });
+    const read = async (db: Db) => (await names(db.kysely)) as { name: string }[];
+    const insert = (db: Kysely<Database>, name: string) =>
+      (db as unknown as Items).insertInto('memo_items').values({ name }).execute();
+    const listening = async (db: Db): Promise<void> => {
+      // Kept twice in a row: the listening connection is up and the memo in use.
+      await vi.waitFor(async () => expect(await read(db)).toBe(await read(db)), { timeout: 10_000 });
+    };
+
+    beforeAll(async () => {
+      t = await createTestApp();
+      await sql`create table memo_items (name text primary key)`.execute(t.ctx.db.kysely);
+      a = openDatabase(t.ctx.config.database, { memoMs: 3_600_000, noticeRetryMs: 50 });
+      b = openDatabase(t.ctx.config.database, { memoMs: 3_600_000 });
+      raw = new (loadPg().Client)({ connectionString: (t.ctx.config.database as { url: string }).url });
+      await raw.connect();
+    });
+    afterAll(async () => {
+      await raw.end();
+      await a.close();
+      await b.close();
+      await t.close();
+    });
+
+    it('answers the kept result while nothing this process knows of changed', async () => {
+      await listening(a);
+      const first = await read(a);
+      await raw.query(`insert into memo_items (name) values ('unseen')`);
+      // The same frozen rows: the write past Kith told no one.
+      expect(await read(a)).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+      expect(first.map((r) => r.name)).not.toContain('unseen');
+      await raw.query(`delete from memo_items`);
+    });
+
+    it('reads its own writes at once, in a transaction or not; a rollback keeps the memo', async () => {
+      await listening(a);
+      await read(a);
+      await insert(a.kysely, 'own');
+      expect((await read(a)).map((r) => r.name)).toContain('own');
+      await a.transaction((tx) => insert(tx, 'in-transaction'));
+      expect((await read(a)).map((r) => r.name)).toContain('in-transaction');
+      const kept = await read(a);
+      await expect(
+        a.transaction(async (tx) => {
+          await insert(tx, 'rolled-back');
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await read(a)).toBe(kept);
+      await a.kysely.deleteFrom('memo_items' as never).execute();
+    });
+
+    it("reads another process's write once its notice arrives", async () => {
+      await listening(a);
+      await listening(b);
+      const before = await read(a);
+      await insert(b.kysely, 'from-b');
+      await vi.waitFor(async () => expect((await read(a)).map((r) => r.name)).toContain('from-b'), { timeout: 10_000 });
+      expect(before.map((r) => r.name)).not.toContain('from-b');
+      // And a transaction of `b`.
+      await b.transaction((tx) => insert(tx, 'from-b-tx'));
+      await vi.waitFor(async () => expect((await read(a)).map((r) => r.name)).toContain('from-b-tx'), {
+        timeout: 10_000,
+      });
+      await b.kysely.deleteFrom('memo_items' as never).execute();
+    });
+
+    it('keeps nothing while its listening connection is down, and keeps again once it is back', async () => {
+      await listening(a);
+      await read(a);
+      const { rows } = await raw.query<{ pid: number }>(
+        'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
+        [NOTICES_APPLICATION_NAME],
+      );
+      // The test app's own, `a`'s and `b`'s; all go, and `a` cannot hear of the raw write below.
+      expect(rows.length).toBe(3);
+      await raw.query('select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1)', [
+        rows.map((r) => r.pid),
+      ]);
+      await raw.query(`insert into memo_items (name) values ('while-deaf')`);
+      await vi.waitFor(async () => expect((await read(a)).map((r) => r.name)).toContain('while-deaf'), {
+        timeout: 10_000,
+      });
+      // Listening again (the retry is 50 ms here): kept again.
+      await listening(a);
+      await raw.query(`delete from memo_items`);
+    });
+  },
+);
