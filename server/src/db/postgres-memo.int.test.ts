@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, TEST_DIALECT, type TestApp } from '../../test/harness.js';
+import { TEST_DB_PREFIX, urlForDatabase, withAdmin } from '../../test/postgres.js';
 import { loadPg, openDatabase, type Db } from './database.js';
 import { NOTICES_APPLICATION_NAME } from './postgres-memo.js';
 import { prepared } from './prepared.js';
@@ -109,6 +110,46 @@ describe.runIf(TEST_DIALECT === 'postgres')(
       // Listening again (the retry is 50 ms here): kept again.
       await listening(a);
       await raw.query(`delete from memo_items`);
+    });
+
+    it('sends no notice while no other process listens, and starts once one does', async () => {
+      // A database of its own, where `lone` is the only Kith process at first.
+      const name = `${TEST_DB_PREFIX}lone_${process.pid}`;
+      await withAdmin((admin) => admin.query(`create database "${name}"`));
+      const database = { kind: 'postgres' as const, url: urlForDatabase(name) };
+      const client = loadPg().Client.prototype;
+      const query = Reflect.get(client, 'query') as (...args: unknown[]) => unknown;
+      let notices = 0;
+      client.query = function (this: unknown, ...args: unknown[]) {
+        if (typeof args[0] === 'string' && args[0].includes('pg_notify')) notices++;
+        return query.apply(this, args);
+      } as typeof client.query;
+      const lone = openDatabase(database);
+      let second: Db | null = null;
+      try {
+        await sql`create table memo_items (name text primary key)`.execute(lone.kysely);
+        await listening(lone);
+        await insert(lone.kysely, 'one');
+        await lone.transaction((tx) => insert(tx, 'two'));
+        expect(notices).toBe(0);
+        // The second process says that it listens; from then on `lone` tells it of each change.
+        second = openDatabase(database);
+        await listening(second);
+        await vi.waitFor(() => expect(notices).toBeGreaterThan(0), { timeout: 10_000 });
+        const before = notices;
+        await vi.waitFor(
+          async () => {
+            await insert(lone.kysely, `more-${notices}`);
+            expect(notices).toBeGreaterThan(before);
+          },
+          { timeout: 10_000 },
+        );
+      } finally {
+        client.query = query as typeof client.query;
+        await second?.close();
+        await lone.close();
+        await withAdmin((admin) => admin.query(`drop database "${name}"`));
+      }
     });
   },
 );
