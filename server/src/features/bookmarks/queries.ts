@@ -38,19 +38,21 @@ export async function deleteOwnBookmark(db: Q, userId: string, id: string): Prom
   return Number(result.numDeletedRows) > 0;
 }
 
-const readableBookmarks = prepared((db, userId: string, limit: number) =>
-  db
-    .selectFrom('bookmarks as b')
-    .innerJoin('messages as m', 'm.id', 'b.message_id')
-    .innerJoin('memberships as ms', (join) =>
-      join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId),
-    )
-    .select(['b.id', 'b.user_id', 'b.message_id', 'b.created_at'])
-    .where('b.user_id', '=', userId)
-    .where('m.is_deleted', '=', 0)
-    .orderBy('b.created_at', 'desc')
-    .orderBy('b.id', 'desc')
-    .limit(limit),
+const readableBookmarks = prepared(
+  (db, userId: string, limit: number) =>
+    db
+      .selectFrom('bookmarks as b')
+      .innerJoin('messages as m', 'm.id', 'b.message_id')
+      .innerJoin('memberships as ms', (join) =>
+        join.onRef('ms.group_id', '=', 'm.group_id').on('ms.user_id', '=', userId),
+      )
+      .select(['b.id', 'b.user_id', 'b.message_id', 'b.created_at'])
+      .where('b.user_id', '=', userId)
+      .where('m.is_deleted', '=', 0)
+      .orderBy('b.created_at', 'desc')
+      .orderBy('b.id', 'desc')
+      .limit(limit),
+  { memo: true },
 );
 
 /**

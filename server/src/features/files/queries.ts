@@ -54,14 +54,16 @@ const fileRowsOf = prepared(
       .orderBy('mf.position'),
   { memo: true },
 );
-const firstFileRowsOf = prepared((db, messageIds: string[]) =>
-  db
-    .selectFrom('message_files as mf')
-    .innerJoin('files as f', 'f.id', 'mf.file_id')
-    .selectAll('f')
-    .select('mf.message_id')
-    .where('mf.message_id', 'in', messageIds)
-    .where('mf.position', '=', 0),
+const firstFileRowsOf = prepared(
+  (db, messageIds: string[]) =>
+    db
+      .selectFrom('message_files as mf')
+      .innerJoin('files as f', 'f.id', 'mf.file_id')
+      .selectAll('f')
+      .select('mf.message_id')
+      .where('mf.message_id', 'in', messageIds)
+      .where('mf.position', '=', 0),
+  { memo: true },
 );
 
 /** The files of each message in order (`position`), in one query for any number of messages. */

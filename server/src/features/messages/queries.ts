@@ -54,7 +54,7 @@ export type MessageView = MessageRow & {
   author_avatar_id: string | null;
 };
 
-const viewsOf = prepared((db, ids: string[]) => selectViews(db).where('m.id', 'in', ids));
+const viewsOf = prepared((db, ids: string[]) => selectViews(db).where('m.id', 'in', ids), { memo: true });
 export function findMessageViews(db: Q, ids: string[]): Promise<MessageView[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return viewsOf(db, ids);
@@ -247,8 +247,21 @@ export async function previewsOf(signer: FileSigner, db: Q, ids: string[]): Prom
   return result;
 }
 
-const liveTextsOf = prepared((db, ids: string[]) =>
-  db.selectFrom('messages').select(['id', 'text']).where('id', 'in', ids).where('is_deleted', '=', 0),
+const liveTextsOf = prepared(
+  (db, ids: string[]) =>
+    db.selectFrom('messages').select(['id', 'text']).where('id', 'in', ids).where('is_deleted', '=', 0),
+  { memo: true },
+);
+
+const linkPreviewRows = prepared(
+  (db, urls: string[]) =>
+    db
+      .selectFrom('links as l')
+      .innerJoin('files as f', 'f.id', 'l.preview_file_id')
+      .selectAll('f')
+      .select('l.url as link_url')
+      .where('l.url', 'in', urls),
+  { memo: true },
 );
 
 /**
@@ -267,13 +280,7 @@ export async function linkPreviewsOf(
     if (url !== null) firstUrls.set(m.id, url);
   }
   if (firstUrls.size === 0) return result;
-  const rows = await db
-    .selectFrom('links as l')
-    .innerJoin('files as f', 'f.id', 'l.preview_file_id')
-    .selectAll('f')
-    .select('l.url as link_url')
-    .where('l.url', 'in', [...new Set(firstUrls.values())])
-    .execute();
+  const rows = await linkPreviewRows(db, [...new Set(firstUrls.values())]);
   const byUrl = new Map(rows.map(({ link_url: url, ...file }) => [url, file]));
   for (const [id, url] of firstUrls) {
     const file = byUrl.get(url);
@@ -302,12 +309,14 @@ export async function childrenOf(db: Q, parentIds: string[]): Promise<Map<string
   return result;
 }
 
-const childCountRows = prepared((db, parentIds: string[]) =>
-  db
-    .selectFrom('messages')
-    .select((eb) => ['parent_id', eb.fn.countAll<number>().as('n')])
-    .where('parent_id', 'in', parentIds)
-    .groupBy('parent_id'),
+const childCountRows = prepared(
+  (db, parentIds: string[]) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => ['parent_id', eb.fn.countAll<number>().as('n')])
+      .where('parent_id', 'in', parentIds)
+      .groupBy('parent_id'),
+  { memo: true },
 );
 
 /** How many direct replies each message has, in one query. */
@@ -332,8 +341,8 @@ export function frontMessagesQuery(db: Q, groupId: string) {
 // The group's row with two scalar subqueries: the caller's membership and the pinned ids in pin
 // order. SQLite ran a join of groups and memberships and the pins' own statement in about 18 µs, this
 // in about 3 (benchmark's full data; the join's plan is the same, its cost not), and on PostgreSQL
-// it is one round trip instead of two. Ids hold no commas. Kept on SQLite until the next commit
-// (`memo`, db/prepared.ts), as the page's ids below.
+// it is one round trip instead of two. Ids hold no commas. Kept until something changes (`memo`,
+// db/prepared.ts), as the page's ids below.
 const memberFrontPinsRow = prepared(
   (db, groupId: string, userId: string) =>
     db

@@ -7,8 +7,8 @@ import { prepared } from '../../db/prepared.js';
 type Q = Kysely<Database>;
 
 /** The user holding an API key, looked up by the key's hash. */
-// Every request with a key runs this: prepared once (db/prepared.ts), and on SQLite kept until
-// the next commit anywhere (`memo`).
+// Every request with a key runs this: prepared once (db/prepared.ts), and kept until something
+// changes (`memo`).
 const byApiKeyHash = prepared(
   (db, keyHash: string) => db.selectFrom('users').selectAll().where('api_key_hash', '=', keyHash),
   { memo: true },
