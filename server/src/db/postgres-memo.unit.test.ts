@@ -43,7 +43,7 @@ describe('PostgreSQL read memo', () => {
   it('does not keep a result read while something changed', async () => {
     const memo = live();
     let finish: (value: QueryResult<unknown>) => void = () => undefined;
-    const running = memo.read(query, () => new Promise((resolve) => (finish = resolve)));
+    const running = memo.read(query, () => new Promise<QueryResult<unknown>>((resolve) => (finish = resolve)));
     memo.changed();
     finish(result('old'));
     expect((await running).rows).toEqual([{ name: 'old' }]);
