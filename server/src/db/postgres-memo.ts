@@ -93,16 +93,19 @@ const READING_COMMANDS = new Set([
   'DISCARD',
   'EXPLAIN',
 ]);
+const ROW_WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 const WRITING_WORDS = /\b(insert|update|delete|merge|truncate)\b/i;
 
 /**
  * Whether a statement may have changed data, from its text and the command tag PostgreSQL answered.
  * Errs towards yes (`select … for update` says yes): a yes only empties memos.
  */
-export function mayChange(sqlText: string, result: { command?: unknown } | unknown[]): boolean {
+export function mayChange(sqlText: string, result: { command?: unknown; rowCount?: unknown } | unknown[]): boolean {
   // Several statements in one text answer one result each.
   if (Array.isArray(result)) return true;
   const command = typeof result.command === 'string' ? result.command : '';
+  // A write that found no row changed nothing: the job queue's polls of an idle server, say.
+  if (ROW_WRITES.has(command) && result.rowCount === 0) return false;
   if (!READING_COMMANDS.has(command)) return true;
   return command === 'SELECT' && WRITING_WORDS.test(sqlText);
 }
@@ -118,7 +121,7 @@ export class ChangeTracker {
   constructor(private readonly onChange: () => void) {}
 
   /** After `sqlText` answered `result` (or failed: `result` undefined). */
-  answered(sqlText: string, result: { command?: unknown } | unknown[] | undefined): void {
+  answered(sqlText: string, result: { command?: unknown; rowCount?: unknown } | unknown[] | undefined): void {
     const head = /^\s*(\w+)/.exec(sqlText)?.[1]?.toLowerCase();
     if (head === 'begin' || head === 'start') {
       this.inTransaction = true;

@@ -66,6 +66,9 @@ describe('what a PostgreSQL statement changes', () => {
   it('tells a write by its command tag, or a SELECT by a data-modifying CTE', () => {
     expect(mayChange('select 1', { command: 'SELECT' })).toBe(false);
     expect(mayChange('insert into t values (1)', { command: 'INSERT' })).toBe(true);
+    expect(mayChange('update t set a = 1', { command: 'UPDATE', rowCount: 1 })).toBe(true);
+    // A write that found no row changed nothing.
+    expect(mayChange('update t set a = 1 where false', { command: 'UPDATE', rowCount: 0 })).toBe(false);
     expect(mayChange('with w as (update t set a = 1 returning a) select a from w', { command: 'SELECT' })).toBe(true);
     expect(mayChange('select 1; select 2', [{}, {}])).toBe(true);
     expect(mayChange('create table x (a int)', { command: 'CREATE' })).toBe(true);

@@ -41,28 +41,23 @@ export async function usersWithAvatar(db: Q, fileId: string): Promise<string[]> 
   return rows.map((r) => r.id);
 }
 
-// Every card and message answer reads these: prepared once (db/prepared.ts).
+/** The files of messages, each with the id of its message. */
+const filesOfMessagesQuery = (db: Q, messageIds: string[]) =>
+  db
+    .selectFrom('message_files as mf')
+    .innerJoin('files as f', 'f.id', 'mf.file_id')
+    .selectAll('f')
+    .select('mf.message_id')
+    .where('mf.message_id', 'in', messageIds);
+
+// Every card and message answer reads these: prepared once (db/prepared.ts), and kept until
+// something changes (`memo`).
 const fileRowsOf = prepared(
-  (db, messageIds: string[]) =>
-    db
-      .selectFrom('message_files as mf')
-      .innerJoin('files as f', 'f.id', 'mf.file_id')
-      .selectAll('f')
-      .select('mf.message_id')
-      .where('mf.message_id', 'in', messageIds)
-      .orderBy('mf.message_id')
-      .orderBy('mf.position'),
+  (db, messageIds: string[]) => filesOfMessagesQuery(db, messageIds).orderBy('mf.message_id').orderBy('mf.position'),
   { memo: true },
 );
 const firstFileRowsOf = prepared(
-  (db, messageIds: string[]) =>
-    db
-      .selectFrom('message_files as mf')
-      .innerJoin('files as f', 'f.id', 'mf.file_id')
-      .selectAll('f')
-      .select('mf.message_id')
-      .where('mf.message_id', 'in', messageIds)
-      .where('mf.position', '=', 0),
+  (db, messageIds: string[]) => filesOfMessagesQuery(db, messageIds).where('mf.position', '=', 0),
   { memo: true },
 );
 
