@@ -81,12 +81,14 @@ export async function deliverUntilShown(
   page: Page,
   data: string,
   tag: string,
+  // What must be shown: by default any notification of `tag` (a replacement names its own).
+  done: (shown: Shown[]) => boolean = (shown) => shown.length > 0,
 ): Promise<void> {
   let last = 0;
   await expect
     .poll(
       async () => {
-        if ((await shownNotifications(page, tag)).length > 0) return true;
+        if (done(await shownNotifications(page, tag))) return true;
         if (Date.now() - last > 5_000) {
           last = Date.now();
           await deliver(data);
