@@ -58,7 +58,15 @@ export function openDatabase(database: Config['database'], options: MemoOptions 
   if (database.kind === 'postgres') {
     const memo = new PostgresReadMemo(options.memoMs);
     const notices = new ChangeNotices(
-      () => new (loadPg().Client)({ connectionString: database.url, application_name: NOTICES_APPLICATION_NAME }),
+      () =>
+        new (loadPg().Client)({
+          connectionString: database.url,
+          application_name: NOTICES_APPLICATION_NAME,
+          // Closing waits for a connection being opened: never for longer than this. Keepalive
+          // finds a vanished server, so the memo stops being used.
+          connectionTimeoutMillis: 5000,
+          keepAlive: true,
+        }),
       memo,
       options.noticeRetryMs,
     );
