@@ -143,7 +143,9 @@ describe('live updates in ordinary use', () => {
       await visible(card(page, missed), LIVE_WAIT);
       await gone(offlineSign(page), LIVE_WAIT);
       await screenshot(page, `live-back-${viewport}`);
-      expect(errors).toEqual([]);
+      // A request the app had started as the browser went offline (the avatar menu's bookmarks,
+      // read after the first screen) fails, and the browser itself logs that: nothing else may.
+      expect(errors.filter((error) => !error.includes('net::ERR_INTERNET_DISCONNECTED'))).toEqual([]);
       await context.close();
     }
   }, 240_000);
