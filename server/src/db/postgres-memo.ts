@@ -1,6 +1,6 @@
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type pg from 'pg';
-import { ReadMemo } from './read-memo.js';
+import { ReadMemo, valuesKey } from './read-memo.js';
 
 /** The channel on which every Kith process on a database says that it committed a change. */
 export const CHANGE_CHANNEL = 'kith_changed';
@@ -47,13 +47,14 @@ export class PostgresReadMemo {
   async read<R>(query: CompiledQuery, run: () => Promise<QueryResult<R>>): Promise<QueryResult<R>> {
     if (!this.live) return run();
     if (this.memo.size > 0 && this.now() - this.since >= this.keepMs) this.memo.clear();
-    const known = this.memo.get<R>(query);
+    const key = valuesKey(query);
+    const known = this.memo.get<R>(query, key);
     if (known !== undefined) return known;
     const generation = this.generation;
     const result = await run();
     if (generation === this.generation && this.live) {
       if (this.memo.size === 0) this.since = this.now();
-      this.memo.set(query, result);
+      this.memo.set(query, result, key);
     }
     return result;
   }

@@ -35,6 +35,11 @@ function deepFreeze(value: unknown): void {
   for (const field of Object.values(value)) deepFreeze(field);
 }
 
+/** What tells `query`'s values apart: strings, numbers and nulls, which JSON tells apart exactly. */
+export function valuesKey(query: CompiledQuery): string {
+  return JSON.stringify(query.parameters);
+}
+
 /**
  * The results of some reads, by SQL text and values: what the engine's memo (sqlite-driver.ts,
  * postgres-memo.ts) keeps while it knows that nothing they were read from has changed. It decides
@@ -45,14 +50,16 @@ export class ReadMemo {
   private chars = 0;
   private readonly bySql = new Map<string, Map<string, QueryResult<unknown>>>();
 
-  /** The result kept for `query`'s SQL and values, if any. */
-  get<R>(query: CompiledQuery): QueryResult<R> | undefined {
-    // Values are strings, numbers and nulls: JSON tells them apart exactly.
-    return this.bySql.get(query.sql)?.get(JSON.stringify(query.parameters)) as QueryResult<R> | undefined;
+  /**
+   * The result kept for `query`'s SQL and values, if any. `key` is `valuesKey(query)`, which a miss
+   * passes on to `set`: a list of a thousand ids is a long text to make twice.
+   */
+  get<R>(query: CompiledQuery, key: string): QueryResult<R> | undefined {
+    return this.bySql.get(query.sql)?.get(key) as QueryResult<R> | undefined;
   }
 
   /** Keeps `result` for `query`, frozen; a result larger than the whole bound is not kept. */
-  set(query: CompiledQuery, result: QueryResult<unknown>): void {
+  set(query: CompiledQuery, result: QueryResult<unknown>, key: string): void {
     const size = sizeOf(result.rows);
     if (size > READ_MEMO_CHARS) return;
     if (this.entries >= READ_MEMO_ENTRIES || this.chars + size > READ_MEMO_CHARS) this.clear();
@@ -62,7 +69,7 @@ export class ReadMemo {
       results = new Map();
       this.bySql.set(query.sql, results);
     }
-    results.set(JSON.stringify(query.parameters), result);
+    results.set(key, result);
     this.entries++;
     this.chars += size;
   }

@@ -14,7 +14,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-import { ReadMemo } from './read-memo.js';
+import { ReadMemo, valuesKey } from './read-memo.js';
 
 /** What the driver needs of a connection: statements by SQL text (reused, see database.ts). */
 export interface StatementSource {
@@ -105,10 +105,11 @@ export class ReadSnapshot {
       this.memo.clear();
       this.memoVersion = this.version;
     }
-    const known = this.memo.get<R>(query);
+    const key = valuesKey(query);
+    const known = this.memo.get<R>(query, key);
     if (known !== undefined) return known;
     const result = execute<R>(this.reader, query);
-    this.memo.set(query, result);
+    this.memo.set(query, result, key);
     return result;
   }
 
