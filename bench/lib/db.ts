@@ -138,6 +138,9 @@ function openSqlite(file: string): SeedDb {
     kysely,
     dialect: 'sqlite',
     transaction: (work) => kysely.transaction().execute(work),
+    writeAlone: async (query) => {
+      await kysely.executeQuery(query.compile());
+    },
     // The generator has no checkpoint thread and no quiet moments.
     releaseMemory: () => undefined,
     close: () => kysely.destroy(),

@@ -1,7 +1,14 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type Compilable,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from 'kysely';
 import type pg from 'pg';
 import { lazyModule } from '../lib/lazy-module.js';
 import type { Config } from '../config.js';
@@ -23,6 +30,12 @@ export interface Db {
    * arrived meanwhile, each in its own savepoint (group commit, `write-batch.ts`).
    */
   transaction<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs one statement that writes, as a transaction of its own: on PostgreSQL alone (a statement
+   * is atomic by itself; BEGIN and COMMIT would be two more round trips), on SQLite through
+   * `transaction`, sharing a commit with the writes around it. Settles after the commit.
+   */
+  writeAlone(query: Compilable<unknown>): Promise<void>;
   /**
    * Stops the thread that checkpoints SQLite's WAL if nothing is due and empties SQLite's page
    * caches (nothing on PostgreSQL): called when the server's requests have paused
@@ -79,6 +92,9 @@ export function openDatabase(database: Config['database'], options: MemoOptions 
       kysely,
       dialect: 'postgres',
       transaction: (work) => kysely.transaction().execute(work),
+      writeAlone: async (query) => {
+        await kysely.executeQuery(query.compile());
+      },
       // Kept results are read again when needed: a quiet server keeps none.
       releaseMemory: () => memo.changed(),
       close: async () => {
@@ -119,6 +135,10 @@ export function openDatabase(database: Config['database'], options: MemoOptions 
     kysely,
     dialect: 'sqlite',
     transaction: (work) => batcher.run(work),
+    writeAlone: (query) =>
+      batcher.run(async (tx) => {
+        await tx.executeQuery(query.compile());
+      }),
     releaseMemory: () => {
       checkpointer?.stopUnlessDue();
       snapshot?.forget();

@@ -4,7 +4,7 @@ import type { UserRow } from '../../db/rows.js';
 import { unauthenticated } from '../../http/caller.js';
 import { apiKeyHash } from './api-keys.js';
 import { refreshMediaCookie } from './media-cookie.js';
-import { recordActivity } from './queries.js';
+import { ActivityRecorder, activitySecond } from './activity.js';
 import { findUserByApiKeyHash } from '../users/queries.js';
 
 /** The id of the newest live event when a request was read (also on the stream's answer). */
@@ -23,6 +23,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
   app.decorateRequest('user', null);
   app.decorateRequest('authProblem', 'missing');
   app.decorateRequest('keyHash', null);
+  const activity = new ActivityRecorder(ctx.db);
   // Both hooks are synchronous (`done` style) and make a promise only for the work that needs one:
   // Fastify runs an async hook through a promise and a turn of the microtask queue, on every request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -81,9 +82,9 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext): v
       done(null, payload);
       return;
     }
-    // Through `Db.transaction`, so on SQLite it shares the commit of the writes around it.
-    ctx.db
-      .transaction((tx) => recordActivity(tx, userId, now))
+    // On SQLite it shares the commit of the writes around it; on PostgreSQL it is one statement.
+    activity
+      .record(userId, now)
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not record user activity'))
       .then(() => done(null, payload), done);
   });
@@ -124,6 +125,3 @@ export function callerOfKey(
     return request.user;
   };
 }
-
-/** The whole second of a time in ms, as `lastActivityDate` shows it (docs/api §1.4). */
-const activitySecond = (ms: number): number => Math.floor(ms / 1000);

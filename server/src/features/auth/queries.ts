@@ -100,13 +100,12 @@ export async function replaceApiKey(
  * back, and leaves alone a row already active within this second (it would show the same): no
  * write, and on PostgreSQL no wait for the row's lock.
  */
-export async function recordActivity(db: Q, userId: string, now: number): Promise<void> {
-  await db
+export function recordActivityQuery(db: Q, userId: string, now: number) {
+  return db
     .updateTable('users')
     .set({ last_activity_date: now })
     .where('id', '=', userId)
-    .where('last_activity_date', '<', Math.floor(now / 1000) * 1000)
-    .execute();
+    .where('last_activity_date', '<', Math.floor(now / 1000) * 1000);
 }
 
 /**
