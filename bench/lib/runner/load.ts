@@ -1,7 +1,10 @@
 import autocannon from 'autocannon';
 import { cpuMs, RssSampler } from './server.ts';
 
-/** One request of a scenario; autocannon's connections cycle through the list (key rotation). */
+/**
+ * One request of a scenario; each connection cycles through the list (key rotation), starting at its
+ * own place in it (`fire`).
+ */
 export interface LoadRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
@@ -143,11 +146,23 @@ async function fire(
     last = now;
     return measured;
   };
+  // Each connection starts at its own request: autocannon's all start at the first and cycle in
+  // step, so 50 connections acted as one member after another (a post run's writes all came from
+  // one author at a time, queued on that author's row) instead of as the group's members at once.
+  let nextStart = 0;
+  const setupClient = (client: autocannon.Client) => {
+    if (requests.length < 2) return;
+    const start = nextStart++ % requests.length;
+    const own = [...requests.slice(start), ...requests.slice(0, start)];
+    // Copies: autocannon keeps each request's encoded form on the object.
+    client.setRequests(own.map((request) => ({ ...request })));
+  };
   await new Promise<void>((resolve, reject) => {
     const instance = autocannon(
       {
         url: options.url,
         connections: options.connections,
+        setupClient,
         // A cap only: the run is stopped once the measured window is complete.
         duration: options.warmupS + maxRampS + options.durationS + 5,
         // Ticks this often: a stopped run ends within 100 ms.
