@@ -641,6 +641,48 @@ const posterRow = prepared((db, groupId: string, userId: string) => {
   return { compile: () => query.compile(db) };
 });
 
+// PostgreSQL, POST /api/messages (`withKey`): `posterRow` for the user of the API key, with that
+// user, in one round trip (issue 23); no row when no user has the key, and then no lock taken.
+const callerPosterRow = prepared((db, keyHash: string, groupId: string) => {
+  const query = sql<{
+    x_caller: UserRow;
+    group_id: string | null;
+    user_id: string | null;
+    group_name: string | null;
+    author_name: string | null;
+  }>`
+    with k as (select u.id, to_json(u) as caller from users as u where u.api_key_hash = ${keyHash})
+    select k.caller as x_caller, m.group_id, m.user_id, g.name as group_name, kith_author_name(k.id) as author_name
+    from k
+    left join groups g on g.id = ${groupId}
+    left join memberships m on m.group_id = ${groupId} and m.user_id = k.id`;
+  return { compile: () => query.compile(db) };
+});
+
+/** What `posterRow` and `callerPosterRow` read: the `Poster` (PostgreSQL's form). */
+function posterOfRow(
+  row:
+    | { group_id: string | null; user_id: string | null; group_name: string | null; author_name: string | null }
+    | undefined,
+): Poster {
+  const member = row?.group_id && row.user_id ? { group_id: row.group_id, user_id: row.user_id } : undefined;
+  return { membership: member, groupName: row?.group_name ?? null, authorName: row?.author_name ?? null };
+}
+
+/**
+ * PostgreSQL only: the user of the API key whose hash is `keyHash` (undefined: none) and, for that
+ * user, what `findPoster` reads, in one statement. Call it first in the post's transaction, as
+ * `findPoster`: it takes the author's lock when the key is someone's.
+ */
+export async function findCallerAndPoster(
+  db: Q,
+  keyHash: string,
+  groupId: string,
+): Promise<{ caller: UserRow | undefined; poster: Poster }> {
+  const [row] = await callerPosterRow(db, keyHash, groupId);
+  return { caller: row?.x_caller, poster: posterOfRow(row) };
+}
+
 /**
  * The poster's membership of `groupId` and current name, read as `currentAuthorName`
  * (search/reindex.ts) reads it, so call it before the transaction locks anything else. On
@@ -650,12 +692,7 @@ const posterRow = prepared((db, groupId: string, userId: string) => {
 export async function findPoster(ctx: IndexContext, db: Q, groupId: string, userId: string): Promise<Poster> {
   if (ctx.db.dialect === 'postgres') {
     const [row] = await posterRow(db, groupId, userId);
-    const member = row?.group_id && row.user_id ? { group_id: row.group_id, user_id: row.user_id } : undefined;
-    return {
-      membership: member,
-      groupName: row?.group_name ?? null,
-      authorName: row?.author_name ?? null,
-    };
+    return posterOfRow(row);
   }
   const membership = await findMembership(db, groupId, userId);
   return { membership, authorName: await currentAuthorName(ctx, db, userId) };
