@@ -83,7 +83,8 @@ export function openDatabase(database: Config['database'], options: MemoOptions 
       memo,
       options.noticeRetryMs,
     );
-    const pool = new (loadPg().Pool)({ connectionString: database.url, max: 10 });
+    // Pipelined: a transaction's BEGIN goes with its first statement (namingPrepared below).
+    const pool = new (loadPg().Pool)({ connectionString: database.url, max: 10, pipeline: true });
     const kysely = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: namingPrepared(pool, () => notices.changed()) }),
     });
@@ -169,6 +170,8 @@ function namingPrepared(pool: pg.Pool, changed: () => void): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const tracker = new ChangeTracker(changed);
+    // The BEGIN sent and not yet awaited (below), which the next statement answers with.
+    let begun: Promise<unknown> | null = null;
     return {
       query: ((sqlOrCursor: string | object, parameters?: readonly unknown[]) => {
         // Kith streams nothing; were a cursor opened, what it runs is unknown: counted as a change.
@@ -177,11 +180,11 @@ function namingPrepared(pool: pg.Pool, changed: () => void): PostgresPool {
           return client.query(sqlOrCursor as pg.Submittable);
         }
         const name = statementName(sqlOrCursor);
-        const running =
+        const running = (
           name === undefined
             ? client.query(sqlOrCursor, parameters as unknown[])
-            : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
-        return running.then(
+            : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] })
+        ).then(
           (result) => {
             tracker.answered(sqlOrCursor, result);
             return result;
@@ -191,6 +194,19 @@ function namingPrepared(pool: pg.Pool, changed: () => void): PostgresPool {
             throw error;
           },
         );
+        // Kysely awaits BEGIN before the transaction's first statement: a round trip (and a turn of
+        // each side's loop) for an answer that says nothing. On the pipelined connection (pool
+        // above) it is answered at once, so the first statement leaves right behind it; that
+        // statement's answer carries BEGIN's failure, if any (on a lost connection both fail; on
+        // a live one BEGIN does not fail, and a statement after a failed one would fail too).
+        if (sqlOrCursor === 'begin') {
+          running.catch(() => undefined);
+          begun = running;
+          return Promise.resolve({ command: 'BEGIN', rowCount: null, rows: [], fields: [] });
+        }
+        const before = begun;
+        begun = null;
+        return before === null ? running : Promise.all([before, running]).then(([, result]) => result);
       }) as unknown as PostgresPoolClient['query'],
       release: () => client.release(),
     };
