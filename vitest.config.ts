@@ -32,6 +32,7 @@ export default defineConfig({
           root: './web',
           environment: 'jsdom',
           include: ['src/**/*.test.{ts,tsx}'],
+          setupFiles: ['./src/test/setup.ts'],
           testTimeout: 30_000,
         },
       },
