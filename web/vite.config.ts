@@ -1,13 +1,56 @@
 /// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * The group page's early script (src/firstScreenReads.ts, an entry of its own) as one classic
+ * script, linked into the built page's head right after the server's `<!--kith-config-->` tags,
+ * whose base path it reads. Classic and parser-blocking, so that it runs the moment it arrives and
+ * always before the app's module, which the page runs only once parsed; it is small and requested
+ * beside the bundle. It must import and export nothing, and is wrapped in a function so that its
+ * names stay out of the page's globals. The English texts are preloaded there too: lib/i18n.ts
+ * always loads them before the first render, and would otherwise ask only once the bundle has run
+ * (issue 23). Both names carry their content hash, so the server caches them like every asset.
+ */
+function firstScreenHead(): Plugin {
+  const entry = 'firstScreenReads';
+  return {
+    name: 'kith-first-screen-head',
+    apply: 'build',
+    // Before the content hash is taken, so that the file's name follows the wrapper too.
+    renderChunk(code, chunk) {
+      if (!chunk.isEntry || chunk.name !== entry) return null;
+      if (chunk.imports.length > 0 || chunk.dynamicImports.length > 0 || chunk.exports.length > 0) {
+        throw new Error(`${chunk.fileName} must import and export nothing to run as a classic script`);
+      }
+      return `(() => {\n${code}\n})();\n`;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, { bundle }) {
+        const chunks = Object.values(bundle ?? {}).filter((file) => file.type === 'chunk');
+        const reads = chunks.find((chunk) => chunk.isEntry && chunk.name === entry);
+        const english = chunks.find((chunk) => chunk.moduleIds.some((id) => id.endsWith('/locales/en_US.json')));
+        if (reads === undefined || english === undefined || !html.includes('<!--kith-config-->')) {
+          throw new Error('index.html: the first-screen script, the English texts or <!--kith-config--> not found');
+        }
+        return html.replace(
+          '<!--kith-config-->',
+          '<!--kith-config-->\n' +
+            `    <script src="./${reads.fileName}"></script>\n` +
+            `    <link rel="modulepreload" crossorigin href="./${english.fileName}" />`,
+        );
+      },
+    },
+  };
+}
 
 // The server writes `<base href>` into index.html (server/src/http/web.ts), so assets are linked
 // relatively and one build works at the site root and under any sub-path.
 export default defineConfig({
   base: './',
-  plugins: [react()],
+  plugins: [react(), firstScreenHead()],
   resolve: {
     // The app is written and type-checked against React's API but ships on Preact's compat layer:
     // react-dom alone was 68 KB of the first screen's 125 gzipped, over its 100 KB budget (issue 23).
@@ -37,6 +80,8 @@ export default defineConfig({
       input: {
         index: fileURLToPath(new URL('index.html', import.meta.url)),
         sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)),
+        // The group page's first reads, started before the app: linked by firstScreenHead above.
+        firstScreenReads: fileURLToPath(new URL('src/firstScreenReads.ts', import.meta.url)),
       },
       output: {
         entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),

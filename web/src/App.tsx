@@ -1,13 +1,12 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { BrowserRouter, Route, Routes, useLocation } from 'react-router';
-import { createQueryClient, prefetchFirstScreen } from './api/queries';
+import { createQueryClient, type FirstScreenReads, prefetchFirstScreen } from './api/queries';
 import { Alerts } from './components/Alerts';
 import { ErrorBoundary, ErrorPage } from './components/ErrorPage';
 import { Spinner } from './components/Spinner';
 import { AppLayout } from './features/layout/AppLayout';
 import { BASE_PATH } from './lib/config';
-import { getApiKey } from './lib/session';
 // The group page, the most common first screen, is in the shell chunk with this module
 // (web/vite.config.ts): imported as it is, it renders without suspending.
 import GroupFeed from './routes/GroupFeed';
@@ -78,9 +77,8 @@ function Screens() {
  * Called before the first render: a signed-in person opening a group page, the most common first
  * screen, gets its reads started at once (`prefetchFirstScreen`); its code is already in.
  */
-export function startFirstScreen(): void {
-  if (getApiKey() === null) return;
-  prefetchFirstScreen(queryClient, window.location.pathname.slice(BASE_PATH.length) || '/');
+export function startFirstScreen(): FirstScreenReads | null {
+  return prefetchFirstScreen(queryClient, window.location.pathname.slice(BASE_PATH.length) || '/');
 }
 
 /** The whole client: server state, router and the alert area. */

@@ -15,12 +15,15 @@ if ('serviceWorker' in navigator) {
 
 // The first screen's reads start at once; texts load meanwhile, before the first paint, so that it
 // is already in the right language (the device's until the account's own is known, lib/language.ts).
-startFirstScreen();
+const firstReads = startFirstScreen();
 if (LANG_FROM_BROWSER) {
   const { matchBrowserLanguage } = await import('./lib/browserLanguage');
   setBrowserLanguage(matchBrowserLanguage(navigator.languages));
 }
 await initI18n(deviceLanguage());
+// Answers the page's early script already holds reach the caches within moments: waited for, the
+// first render shows the screen at once, instead of a spinner and then, in another render, the screen.
+if (firstReads?.inHand() === true) await firstReads.settled;
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

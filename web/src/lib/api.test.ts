@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, call, pathOf } from './api';
+import { offerEarlyAnswers } from './earlyAnswers';
 import { clearSession, getApiKey, setApiKey } from './session';
 import { storage } from './storage';
 
@@ -91,6 +92,50 @@ describe('call', () => {
     expect(bodies).toEqual(['{}', undefined]);
     const methods = fetch.mock.calls.map((args) => (args as unknown as [string, RequestInit])[1].method);
     expect(methods).toEqual(['POST', 'GET']);
+  });
+});
+
+describe('call with an early answer on offer (lib/earlyAnswers.ts)', () => {
+  it('takes it only for a GET of the same URL, once', async () => {
+    const fetch = answer(200, { from: 'fetch' });
+    vi.stubGlobal('fetch', fetch);
+    const early = () => Promise.resolve(new Response(JSON.stringify({ from: 'early' }), { status: 200 }));
+    const answers = new Map([
+      ['/api/me', early()],
+      ['/api/groups/g', early()],
+    ]);
+    let reads: Promise<unknown>[] = [];
+    offerEarlyAnswers(answers, () => {
+      reads = [
+        call('GET /api/me'),
+        call('GET /api/me'),
+        call('POST /api/groups/{id}/leave', { params: { id: 'g' } }),
+        call('GET /api/groups/{id}', { params: { id: 'other' } }),
+      ];
+    });
+    expect(await Promise.all(reads)).toEqual([
+      { from: 'early' },
+      { from: 'fetch' },
+      { from: 'fetch' },
+      { from: 'fetch' },
+    ]);
+    // What no read took is dropped once the reads have started.
+    expect(answers.size).toBe(0);
+    expect(await call('GET /api/groups/{id}', { params: { id: 'g' } })).toEqual({ from: 'fetch' });
+  });
+
+  it('ends as a cancelled fetch would when the read is cancelled while the answer is on its way', async () => {
+    vi.stubGlobal('fetch', answer(200, {}));
+    let arrive: (response: Response) => void = () => undefined;
+    const pending = new Promise<Response | null>((resolve) => (arrive = resolve));
+    const controller = new AbortController();
+    let read: Promise<unknown> = Promise.resolve();
+    offerEarlyAnswers(new Map([['/api/me', pending]]), () => {
+      read = call('GET /api/me', { signal: controller.signal });
+    });
+    controller.abort();
+    arrive(new Response('{}', { status: 200 }));
+    await expect(read).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
 

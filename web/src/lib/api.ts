@@ -2,6 +2,7 @@
 // checked on every call (docs/api §13). Errors carry the server's stable `code`.
 import type { EndpointAnswer, EndpointBody, EndpointKey, EndpointParams, EndpointQuery } from '@kith/common';
 import { appPath } from './config';
+import { takeEarlyAnswer } from './earlyAnswers';
 import { EVENT_ID_HEADER, noteAnswerEventId } from './eventClock';
 import { clearSession, getApiKey } from './session';
 
@@ -38,17 +39,40 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, code, message, typeof body.field === 'string' ? body.field : undefined);
 }
 
+/**
+ * The answer to a request: the one the page's early script already asked for (lib/earlyAnswers.ts)
+ * when it is on offer for this very GET and did not fail, else a fetch's.
+ */
+async function answerOf(
+  url: string,
+  init: RequestInit,
+  early: Promise<Response | null> | undefined,
+): Promise<Response> {
+  const answer = early === undefined ? null : await early;
+  if (answer === null) return fetch(url, init);
+  // A read cancelled while its early answer was on its way ends as a cancelled fetch would.
+  init.signal?.throwIfAborted();
+  return answer;
+}
+
 /** Sends one request and returns its JSON body (undefined for 204). */
 async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
+  const url = appPath(path);
+  // Taken before any await: answers are on offer only while the first screen's reads start.
+  const early = method === 'GET' ? takeEarlyAnswer(url) : undefined;
   let response: Response;
   try {
-    response = await fetch(appPath(path), {
-      method,
-      headers: headers(body !== undefined),
-      body: body === undefined ? undefined : JSON.stringify(body),
-      cache: 'no-store',
-      signal,
-    });
+    response = await answerOf(
+      url,
+      {
+        method,
+        headers: headers(body !== undefined),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+        signal,
+      },
+      early,
+    );
   } catch (error) {
     if (signal?.aborted) throw error;
     throw new ApiError(0, 'network_error', error instanceof Error ? error.message : String(error));
