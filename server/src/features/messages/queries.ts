@@ -626,14 +626,17 @@ export interface Poster {
   authorName: string | null;
 }
 
+/** What PostgreSQL reads of a poster (`posterRow`, `callerPosterRow`). */
+interface PosterRow {
+  group_id: string | null;
+  user_id: string | null;
+  group_name: string | null;
+  author_name: string | null;
+}
+
 // The poster's name through `kith_author_name` (migration 0027): the author's lock, then the name.
 const posterRow = prepared((db, groupId: string, userId: string) => {
-  const query = sql<{
-    group_id: string | null;
-    user_id: string | null;
-    group_name: string | null;
-    author_name: string | null;
-  }>`
+  const query = sql<PosterRow>`
     select m.group_id, m.user_id, g.name as group_name, kith_author_name(${userId}) as author_name
     from (select 1) as one
     left join groups g on g.id = ${groupId}
@@ -644,13 +647,7 @@ const posterRow = prepared((db, groupId: string, userId: string) => {
 // PostgreSQL, POST /api/messages (`withKey`): `posterRow` for the user of the API key, with that
 // user, in one round trip (issue 23); no row when no user has the key, and then no lock taken.
 const callerPosterRow = prepared((db, keyHash: string, groupId: string) => {
-  const query = sql<{
-    x_caller: UserRow;
-    group_id: string | null;
-    user_id: string | null;
-    group_name: string | null;
-    author_name: string | null;
-  }>`
+  const query = sql<PosterRow & { x_caller: UserRow }>`
     with k as (select u.id, to_json(u) as caller from users as u where u.api_key_hash = ${keyHash})
     select k.caller as x_caller, m.group_id, m.user_id, g.name as group_name, kith_author_name(k.id) as author_name
     from k
@@ -659,12 +656,8 @@ const callerPosterRow = prepared((db, keyHash: string, groupId: string) => {
   return { compile: () => query.compile(db) };
 });
 
-/** What `posterRow` and `callerPosterRow` read: the `Poster` (PostgreSQL's form). */
-function posterOfRow(
-  row:
-    | { group_id: string | null; user_id: string | null; group_name: string | null; author_name: string | null }
-    | undefined,
-): Poster {
+/** The `Poster` of what PostgreSQL read. */
+function posterOfRow(row: PosterRow | undefined): Poster {
   const member = row?.group_id && row.user_id ? { group_id: row.group_id, user_id: row.user_id } : undefined;
   return { membership: member, groupName: row?.group_name ?? null, authorName: row?.author_name ?? null };
 }
