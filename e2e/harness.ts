@@ -192,6 +192,11 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      // Each new context opens a window, and Chromium 156 builds that window's address-bar popup (a
+      // page of its own, in another renderer) while the tested page loads: on two cores it took
+      // most of a core from the page under test, which first painted a card after ~620 ms with it
+      // and ~400 without (bench/README.md, issue 23's thirteenth session). No test uses that popup.
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI',
     ],
   });
 }
