@@ -30,6 +30,7 @@ import { startCluster } from './lib/runner/cluster.ts';
 import { rssMb, startServer, type RunningServer } from './lib/runner/server.ts';
 import type { Manifest, RunContext, ScenarioResult } from './lib/runner/types.ts';
 import * as web from './lib/runner/web.ts';
+import type { WebMetrics } from './lib/web-metrics.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
@@ -433,18 +434,12 @@ async function main(): Promise<number> {
         `${typeof d.all_delivered_ms === 'number' ? `${d.all_delivered_ms.toFixed(0)} ms` : '- (not all)'}\n`,
     );
   }
-  const webFigures = webResult as {
-    first_screen_gz_kb: number;
-    feed_api_calls: number;
-    feed_paint_ms: number;
-    feed_paint_each_ms?: number[];
-  } | null;
+  const webFigures = webResult as WebMetrics | null;
   if (webFigures !== null) {
     process.stdout.write(
       `web: first screen ${webFigures.first_screen_gz_kb} KB of JS and CSS gzipped; the big group's feed in ` +
         `${webFigures.feed_api_calls} API calls; first card painted ${webFigures.feed_paint_ms} ms after navigation` +
-        (webFigures.feed_paint_each_ms ? ` (median of ${webFigures.feed_paint_each_ms.join(', ')})` : '') +
-        '\n',
+        ` (median of ${webFigures.feed_paint_each_ms.join(', ')})\n`,
     );
   }
   process.stdout.write(`data: generated in ${String(manifest.seedSeconds.total)} s (bench/seed.ts)\n`);
