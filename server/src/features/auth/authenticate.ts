@@ -125,3 +125,16 @@ export function callerOfKey(
     return request.user;
   };
 }
+
+/**
+ * For a `readsKey` route whose request fails before its combined read (a path or body it cannot
+ * answer): reads the caller alone and settles it with `accept` (`callerOfKey`), so a key that is
+ * not live still answers 401 before the route's own error, as after the hook.
+ */
+export async function callerAlone(
+  db: AppContext['db']['kysely'],
+  keyHash: string,
+  accept: (user: UserRow | undefined) => UserRow,
+): Promise<UserRow> {
+  return accept(await findUserByApiKeyHash(db, keyHash));
+}

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { canSeeGroup } from '../groups/policy.js';
 import type { MessageRow, UserRow } from '../../db/rows.js';
-import { findUserByApiKeyHash } from '../users/queries.js';
+import { callerAlone } from '../auth/authenticate.js';
 import { mentionsOf } from './mentions.js';
 import { presentFeedItem } from './presenter.js';
 import {
@@ -75,7 +75,7 @@ export async function groupPageWithKey(
   const start = pageStart(rawPage);
   if (groupId === null || start === null) {
     // Nothing to read beside the caller: 401 first, then what the route answers after the hook.
-    accept(await findUserByApiKeyHash(db, keyHash));
+    await callerAlone(db, keyHash, accept);
     throw groupId === null ? notFound() : badPage();
   }
   const { caller, found } = await findCallerAndFrontPage(db, keyHash, groupId, start);

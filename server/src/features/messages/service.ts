@@ -59,7 +59,7 @@ import {
 } from './queries.js';
 import { presentFile, type FileSigner } from '../files/presenter.js';
 import { attachableFiles } from '../files/policy.js';
-import { findUserByApiKeyHash } from '../users/queries.js';
+import { callerAlone } from '../auth/authenticate.js';
 import { filesOfMessages, findFiles } from '../files/queries.js';
 import { queueLinkPreview } from '../links/service.js';
 import { firstUrlInText } from '../../lib/urls.js';
@@ -293,7 +293,7 @@ export async function createMessageWithKey(
   try {
     post = readPost(Body.of(body));
   } catch (error) {
-    accept(await findUserByApiKeyHash(ctx.db.kysely, keyHash));
+    await callerAlone(ctx.db.kysely, keyHash, accept);
     throw error;
   }
   return writePost(ctx, post, { keyHash, accept });
@@ -507,7 +507,7 @@ export async function getMessageWithKey(
   accept: (user: UserRow | undefined) => UserRow,
 ): Promise<Message> {
   if (id === null) {
-    accept(await findUserByApiKeyHash(ctx.db.kysely, keyHash));
+    await callerAlone(ctx.db.kysely, keyHash, accept);
     throw notFound();
   }
   const { caller, found } = await findCallerAndMessage(ctx.db.kysely, keyHash, id);
