@@ -20,7 +20,7 @@ import {
   openRawDb,
   rawScenarios,
   timeMedian,
-  vacuumAfterCleanup,
+  restoreAfterCleanup,
   type RawAnswer,
   type RawDb,
 } from './lib/runner/raw.ts';
@@ -146,10 +146,8 @@ async function main(): Promise<number> {
     const rawByName = rawScenarios(manifest);
     // An interrupted earlier run may have left posts behind: they would sit on top of the feed.
     const leftovers = await deleteBenchPosts(server.url, raw, manifest);
-    if (leftovers.found > 0) {
-      log(`deleted ${leftovers.deleted} posts an earlier run left behind`);
-      await vacuumAfterCleanup(manifest);
-    }
+    if (leftovers.found > 0) log(`deleted ${leftovers.deleted} posts an earlier run left behind`);
+    await restoreAfterCleanup(manifest, leftovers.found > 0);
 
     // 1. Each read scenario answers as expected, and its raw SQL finds the same ids as the API.
     let feedBytes: number | null = null;
@@ -400,7 +398,7 @@ async function main(): Promise<number> {
         const t0 = performance.now();
         await settle(server.url, pauseMs);
         const { found, deleted, failed } = await deleteBenchPosts(server.url, raw, manifest);
-        if (found > 0) await vacuumAfterCleanup(manifest);
+        await restoreAfterCleanup(manifest, found > 0);
         cleanup = { deleted, failed, seconds: round((performance.now() - t0) / 1000, 1) ?? 0 };
         if (found > 0) log(`deleted the ${deleted} messages the run posted (${cleanup.seconds} s)`);
         if (failed > 0) warn(`${failed} posted messages could not be deleted`);

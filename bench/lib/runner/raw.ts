@@ -8,6 +8,7 @@
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { CHANGE_CHANNEL } from '../../../server/dist/db/postgres-memo.js';
 import { recipientId } from '../../../server/dist/features/inbox/ids.js';
 import { firstUrlInText } from '../../../server/dist/lib/urls.js';
 import { SEARCH_WORK_MEM, tsqueryText } from '../../../server/dist/search/postgres-fts.js';
@@ -73,10 +74,7 @@ export async function openRawDb(manifest: Manifest): Promise<RawDb> {
       close: () => client.end(),
     };
   }
-  const file = manifest.databaseUrl.startsWith('sqlite:')
-    ? manifest.databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '')
-    : `${manifest.dataDir}/kith.db`;
-  const db = new SQLite(file, { readonly: true, fileMustExist: true });
+  const db = new SQLite(sqliteFileOf(manifest), { readonly: true, fileMustExist: true });
   const statements = new Map<string, SQLite.Statement<unknown[], Row>>();
   return {
     dialect: 'sqlite',
@@ -95,25 +93,56 @@ export async function openRawDb(manifest: Manifest): Promise<RawDb> {
   };
 }
 
+// The generator sets each group's count of messages ever posted to the messages it made.
+const RESTORE_POSTED = `
+  update groups set messages_posted = (select count(*) from messages as m where m.group_id = groups.id)
+  where messages_posted > (select count(*) from messages as m where m.group_id = groups.id)`;
+
 /**
- * Clears the dead rows that deleting a run's posts leaves on PostgreSQL. Autovacuum gets to them
- * late, and until it does every later run reads through them: after many `post` runs the page made
- * 879 rps and posting 201/s, against 2,303 and 577/s once vacuumed (bench/README.md). On its own
- * connection, as the raw one is read-only. SQLite's deleted rows leave no such trail.
+ * Puts the data set back as the generator made it, after a run's posts were deleted (or an earlier
+ * run's, found at the start). On its own writable connection, as the raw one is read-only.
+ *
+ * - Each group's count of messages ever posted (`groups.messages_posted`) only grows, and it places
+ *   every new message in a search slice (server/src/search/search-index.ts): after a day of runs had
+ *   posted and deleted 131,000 messages in the big group, its newest search window held only slices
+ *   of deleted posts, and the searches found 0 to 230 hits where the generator put 22 to 13,828
+ *   (bench/README.md, issue 23 fourteenth session). The count goes back to the group's messages.
+ * - PostgreSQL (`vacuum`: when posts were deleted): autovacuum gets to their dead rows late, and
+ *   until it does every later run reads through them: after many `post` runs the page made 879 rps
+ *   and posting 201/s, against 2,303 and 577/s once vacuumed.
  */
-export async function vacuumAfterCleanup(manifest: Manifest): Promise<void> {
-  if (!manifest.databaseUrl.startsWith('postgres')) return;
+export async function restoreAfterCleanup(manifest: Manifest, vacuum: boolean): Promise<void> {
+  if (!manifest.databaseUrl.startsWith('postgres')) {
+    const db = new SQLite(sqliteFileOf(manifest), { fileMustExist: true });
+    try {
+      // The server writes beside it: wait for its write transactions as the server's own CLI does.
+      db.pragma('busy_timeout = 10000');
+      db.prepare(RESTORE_POSTED).run();
+    } finally {
+      db.close();
+    }
+    return;
+  }
   const client = new pg.Client({ connectionString: manifest.databaseUrl });
   await client.connect();
   try {
+    await client.query(RESTORE_POSTED);
+    // The running server keeps hot reads up to a second unless told of a change (postgres-memo.ts).
+    await client.query(`select pg_notify('${CHANGE_CHANNEL}', '')`);
     // INDEX_CLEANUP ON: a plain VACUUM skips the indexes when under 2 % of the table's pages hold
     // dead rows (PostgreSQL 14's bypass), and a run's 9,301 deleted posts sat on 374 of 63,492 pages:
     // their index entries stayed, at the newest end of the group's indexes, where the page's walk
     // starts. It then read 253 index pages for 30 ids (0.9 ms) instead of 8 (0.04 ms).
-    await client.query('vacuum (analyze, index_cleanup on)');
+    if (vacuum) await client.query('vacuum (analyze, index_cleanup on)');
   } finally {
     await client.end();
   }
+}
+
+function sqliteFileOf(manifest: Manifest): string {
+  return manifest.databaseUrl.startsWith('sqlite:')
+    ? manifest.databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '')
+    : `${manifest.dataDir}/kith.db`;
 }
 
 // ---- Building blocks, each mirroring one server function -------------------------------------
