@@ -161,18 +161,6 @@ export function openDatabase(database: Config['database'], options: MemoOptions 
 }
 
 /**
- * What a transaction's BEGIN sends on PostgreSQL: the transaction's named statements run with the
- * plan PostgreSQL keeps for any values, made once per connection. By default PostgreSQL plans a
- * named statement again at every run while a plan for the run's values looks cheaper than the kept
- * one, and a post's chained writes (postgres-chain.ts) always looked so: they unnest arrays, whose
- * length only the values tell. Planned at every post, they took 0.5–0.8 ms of the ~2.5 ms of
- * PostgreSQL's CPU a post cost (bench/README.md, issue 23 fourteenth session). A transaction's
- * statements write and read by key, where the kept plan is the plan; reads outside transactions
- * (the searches among them) keep PostgreSQL's own choice. One simple-query message, one answer.
- */
-export const POSTGRES_BEGIN = 'begin; set local plan_cache_mode = force_generic_plan';
-
-/**
  * The pool as Kysely uses it, where the SQL of a prepared query (prepared.ts) goes as a named
  * statement: PostgreSQL parses and plans it once per connection, not at every request. Each client
  * keeps one wrapper, as Kysely keeps one connection object per client. Each wrapper watches what
@@ -194,7 +182,7 @@ function namingPrepared(pool: pg.Pool, changed: () => void): PostgresPool {
         const name = statementName(sqlOrCursor);
         const running = (
           name === undefined
-            ? client.query(sqlOrCursor === 'begin' ? POSTGRES_BEGIN : sqlOrCursor, parameters as unknown[])
+            ? client.query(sqlOrCursor, parameters as unknown[])
             : client.query({ name, text: sqlOrCursor, values: parameters as unknown[] })
         ).then(
           (result) => {

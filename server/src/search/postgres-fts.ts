@@ -138,6 +138,24 @@ export class PostgresFtsIndex implements SearchIndex {
     const unique = latestOfEach(messages);
     if (unique.length === 0) return;
     const column = (pick: (m: IndexedMessage) => string) => unique.map(pick);
+    // One message (every post, every edit) is one row of values, not arrays unnested: PostgreSQL
+    // keeps a named statement's plan for any values only once it costs no more than a plan made for
+    // the values at hand, and for `unnest` of arrays it guesses ten rows where the values say one, so
+    // a post's chained writes (db/postgres-chain.ts) were planned again at every post, 0.5-0.8 ms of
+    // PostgreSQL's CPU (bench/README.md, issue 23 fourteenth session).
+    const [only] = unique;
+    const rows =
+      unique.length === 1 && only !== undefined
+        ? sql`(select ${only.id}::text, ${only.groupId}::text, ${documentText(only.title)}::text,
+            ${documentText(only.text)}::text, ${documentText(only.authorName)}::text, ${hashtagsOf(only).join(' ')}::text)`
+        : sql`unnest(
+        ${column((m) => m.id)}::text[],
+        ${column((m) => m.groupId)}::text[],
+        ${column((m) => documentText(m.title))}::text[],
+        ${column((m) => documentText(m.text))}::text[],
+        ${column((m) => documentText(m.authorName))}::text[],
+        ${column((m) => hashtagsOf(m).join(' '))}::text[]
+      )`;
     const statement = sql`
       insert into message_search (message_id, group_id, slice, document, hashtags)
       select u.id, u.group_id,
@@ -147,14 +165,7 @@ export class PostgresFtsIndex implements SearchIndex {
           || setweight(to_tsvector('simple', kith_unaccent(u.body)), 'B')
           || setweight(to_tsvector('simple', kith_unaccent(u.author)), 'C'),
         string_to_array(u.tags, ' ')
-      from unnest(
-        ${column((m) => m.id)}::text[],
-        ${column((m) => m.groupId)}::text[],
-        ${column((m) => documentText(m.title))}::text[],
-        ${column((m) => documentText(m.text))}::text[],
-        ${column((m) => documentText(m.authorName))}::text[],
-        ${column((m) => hashtagsOf(m).join(' '))}::text[]
-      ) as u(id, group_id, title, body, author, tags)
+      from ${rows} as u(id, group_id, title, body, author, tags)
       on conflict (message_id) do update
         set group_id = excluded.group_id, document = excluded.document, hashtags = excluded.hashtags`;
     // A new row's slice is its group's count of messages posted (search-index.ts), as committed: the

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Migrator, sql, type Migration } from 'kysely';
+import { Migrator, sql, type CompiledQuery, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildGroup, buildUser, postRow, type BuiltUser } from '../../test/factories.js';
 import { TEST_DIALECT, useTestApp } from '../../test/harness.js';
@@ -13,6 +13,8 @@ import * as m0001 from '../db/migrations/0001_initial.js';
 import * as m0002 from '../db/migrations/0002_messages.js';
 import * as m0003 from '../db/migrations/0003_search.js';
 import { transaction } from '../db/transaction.js';
+import type { WriteChain } from '../db/postgres-chain.js';
+import { nameStatement } from '../db/prepared.js';
 import type { GroupRow } from '../db/rows.js';
 import { newId } from '../lib/ids.js';
 import { randomToken } from '../lib/secrets.js';
@@ -757,6 +759,45 @@ describe(`search index on ${TEST_DIALECT} (docs/api §10.7)`, () => {
       expect(await ids(g, 'cerises')).toEqual([id]);
       const pool = await Promise.all(Array.from({ length: 4 }, () => setting(db)));
       expect(new Set(pool)).toEqual(new Set([before]));
+    },
+  );
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'writes one message with a statement PostgreSQL plans once, not at every run',
+    async () => {
+      const g = await group();
+      const id = await post(g, { text: 'Premier jet' });
+      let compiled: CompiledQuery | undefined;
+      const capture: WriteChain = {
+        write: (query) => {
+          compiled = query.compile();
+          return Promise.resolve();
+        },
+        read: () => Promise.reject(new Error('not read')),
+        flush: () => Promise.resolve(),
+      };
+      const message = { id, groupId: g.id, title: null, authorName: 'Ana' };
+      await h.t.ctx.search.upsert(h.t.ctx.db.kysely, [{ ...message, text: 'Premier jet' }], capture);
+      if (compiled === undefined) throw new Error('The index wrote nothing');
+      const statement = compiled;
+      // Named as a post's chained writes are (db/prepared.ts), then run again on one connection.
+      nameStatement(statement.sql);
+      const plans = await h.t.ctx.db.kysely.connection().execute(async (db) => {
+        for (const text of ['Deuxième jet', 'Troisième', 'Quatrième', 'Cinquième', 'Sixième', 'Septième', 'Huitième']) {
+          await h.t.ctx.search.upsert(db, [{ ...message, text }], capture);
+          await db.executeQuery(compiled ?? statement);
+        }
+        return (
+          await sql<{ generic_plans: string; custom_plans: string }>`
+            select generic_plans, custom_plans from pg_prepared_statements where statement = ${statement.sql}`.execute(
+            db,
+          )
+        ).rows;
+      });
+      // Five plans for the values first (PostgreSQL's rule), then the kept one, which planned once.
+      expect(plans).toHaveLength(1);
+      expect(Number(plans[0]?.generic_plans)).toBeGreaterThanOrEqual(2);
+      expect(await ids(g, 'huitième')).toEqual([id]);
     },
   );
 });
