@@ -137,7 +137,15 @@ export class PostgresFtsIndex implements SearchIndex {
   async upsert(tx: Tx, messages: IndexedMessage[], writes?: WriteChain): Promise<void> {
     const unique = latestOfEach(messages);
     if (unique.length === 0) return;
-    const column = (pick: (m: IndexedMessage) => string) => unique.map(pick);
+    // The columns of `u` below, in order, from each message.
+    const fields: ((m: IndexedMessage) => string)[] = [
+      (m) => m.id,
+      (m) => m.groupId,
+      (m) => documentText(m.title),
+      (m) => documentText(m.text),
+      (m) => documentText(m.authorName),
+      (m) => hashtagsOf(m).join(' '),
+    ];
     // One message (every post, every edit) is one row of values, not arrays unnested: PostgreSQL
     // keeps a named statement's plan for any values only once it costs no more than a plan made for
     // the values at hand, and for `unnest` of arrays it guesses ten rows where the values say one, so
@@ -146,16 +154,8 @@ export class PostgresFtsIndex implements SearchIndex {
     const [only] = unique;
     const rows =
       unique.length === 1 && only !== undefined
-        ? sql`(select ${only.id}::text, ${only.groupId}::text, ${documentText(only.title)}::text,
-            ${documentText(only.text)}::text, ${documentText(only.authorName)}::text, ${hashtagsOf(only).join(' ')}::text)`
-        : sql`unnest(
-        ${column((m) => m.id)}::text[],
-        ${column((m) => m.groupId)}::text[],
-        ${column((m) => documentText(m.title))}::text[],
-        ${column((m) => documentText(m.text))}::text[],
-        ${column((m) => documentText(m.authorName))}::text[],
-        ${column((m) => hashtagsOf(m).join(' '))}::text[]
-      )`;
+        ? sql`(select ${sql.join(fields.map((pick) => sql`${pick(only)}::text`))})`
+        : sql`unnest(${sql.join(fields.map((pick) => sql`${unique.map(pick)}::text[]`))})`;
     const statement = sql`
       insert into message_search (message_id, group_id, slice, document, hashtags)
       select u.id, u.group_id,
