@@ -93,25 +93,30 @@ export async function openRawDb(manifest: Manifest): Promise<RawDb> {
   };
 }
 
-// The generator sets each group's count of messages ever posted to the messages it made.
+// The generator sets each group's count of messages ever posted to the messages it made. One pass
+// over the messages' group index: counting per group twice (in the SET and the WHERE) took seconds on
+// a cold cache, holding the write lock past the server's busy timeout (its job poll failed).
 const RESTORE_POSTED = `
-  update groups set messages_posted = (select count(*) from messages as m where m.group_id = groups.id)
-  where messages_posted > (select count(*) from messages as m where m.group_id = groups.id)`;
+  update groups set messages_posted = counted.n
+  from (select group_id, count(*) as n from messages group by group_id) as counted
+  where counted.group_id = groups.id and groups.messages_posted > counted.n`;
 
 /**
  * Puts the data set back as the generator made it, after a run's posts were deleted (or an earlier
- * run's, found at the start). On its own writable connection, as the raw one is read-only.
+ * run's, found at the start); with none deleted there is nothing to put back. On its own writable
+ * connection, as the raw one is read-only.
  *
  * - Each group's count of messages ever posted (`groups.messages_posted`) only grows, and it places
  *   every new message in a search slice (server/src/search/search-index.ts): after a day of runs had
  *   posted and deleted 131,000 messages in the big group, its newest search window held only slices
  *   of deleted posts, and the searches found 0 to 230 hits where the generator put 22 to 13,828
  *   (bench/README.md, issue 23 fourteenth session). The count goes back to the group's messages.
- * - PostgreSQL (`vacuum`: when posts were deleted): autovacuum gets to their dead rows late, and
+ * - PostgreSQL: autovacuum gets to their dead rows late, and
  *   until it does every later run reads through them: after many `post` runs the page made 879 rps
  *   and posting 201/s, against 2,303 and 577/s once vacuumed.
  */
-export async function restoreAfterCleanup(manifest: Manifest, vacuum: boolean): Promise<void> {
+export async function restoreAfterCleanup(manifest: Manifest, postsDeleted: boolean): Promise<void> {
+  if (!postsDeleted) return;
   if (!manifest.databaseUrl.startsWith('postgres')) {
     const db = new SQLite(sqliteFileOf(manifest), { fileMustExist: true });
     try {
@@ -133,7 +138,7 @@ export async function restoreAfterCleanup(manifest: Manifest, vacuum: boolean): 
     // dead rows (PostgreSQL 14's bypass), and a run's 9,301 deleted posts sat on 374 of 63,492 pages:
     // their index entries stayed, at the newest end of the group's indexes, where the page's walk
     // starts. It then read 253 index pages for 30 ids (0.9 ms) instead of 8 (0.04 ms).
-    if (vacuum) await client.query('vacuum (analyze, index_cleanup on)');
+    await client.query('vacuum (analyze, index_cleanup on)');
   } finally {
     await client.end();
   }

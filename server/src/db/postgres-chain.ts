@@ -1,7 +1,7 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { engineOf } from './engine.js';
-import { nameStatement } from './prepared.js';
+import { nameStatement, runCompiled } from './prepared.js';
 
 /**
  * Writes of one transaction that nobody reads the result of, sent with the transaction's next
@@ -39,11 +39,11 @@ class ImmediateWrites implements WriteChain {
   constructor(private readonly tx: Kysely<Database>) {}
 
   async write(query: Compilable<unknown>): Promise<void> {
-    await this.tx.executeQuery(query.compile());
+    await runCompiled(this.tx, query.compile());
   }
 
   async read<R>(query: Compilable<R>): Promise<R[]> {
-    return (await this.tx.executeQuery(query.compile())).rows;
+    return (await runCompiled(this.tx, query.compile())).rows;
   }
 
   async flush(): Promise<void> {}
@@ -63,7 +63,7 @@ class PostgresWriteChain implements WriteChain {
     const last = query.compile();
     const writes = this.queued;
     this.queued = [];
-    return (await this.tx.executeQuery(writes.length === 0 ? last : chained(writes, last))).rows;
+    return (await runCompiled(this.tx, writes.length === 0 ? last : chained(writes, last))).rows;
   }
 
   async flush(): Promise<void> {

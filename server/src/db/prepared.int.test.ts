@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_DIALECT, type TestApp } from '../../test/harness.js';
-import { prepared, statementName } from './prepared.js';
+import { prepared, preparedInsert, preparedQuery, runCompiled, statementName } from './prepared.js';
+import { writeChain } from './postgres-chain.js';
 
 // Prepared reads (prepared.ts) on the engine of this run: each call must return what the same
 // query built for its own values returns, whatever the values, list lengths and nulls.
@@ -74,6 +75,48 @@ describe('prepared queries, on the real database', () => {
       expect(text?.statement).toContain('"prepared_items"');
     },
   );
+
+  it('writes each call its own values through a chain of writes, nulls and lists included', async () => {
+    const insert = preparedQuery((db, id: string, tag: string | null, n: number) =>
+      (db as unknown as Items).insertInto('prepared_items').values({ id, tag, n }),
+    );
+    const retag = preparedQuery((db, tag: string, keys: string[]) =>
+      (db as unknown as Items).updateTable('prepared_items').set({ tag }).where('id', 'in', keys),
+    );
+    const read = preparedQuery((db, keys: string[]) =>
+      (db as unknown as Items).selectFrom('prepared_items').select(['id', 'tag']).where('id', 'in', keys).orderBy('n'),
+    );
+    const keys = ['c', 'w1', 'w2'];
+    const rows = await t.ctx.db.transaction(async (tx) => {
+      const writes = writeChain(tx);
+      await writes.write(insert(tx, 'w1', 'z', 11));
+      await writes.write(insert(tx, 'w2', null, 12));
+      await writes.write(retag(tx, 'q', ['c']));
+      return writes.read(read(tx, keys));
+    });
+    // On PostgreSQL the three writes and the read are one statement, on one snapshot: the read sees
+    // none of them. On SQLite each ran when it was queued.
+    const written = [
+      { id: 'c', tag: 'q' },
+      { id: 'w1', tag: 'z' },
+      { id: 'w2', tag: null },
+    ];
+    expect(rows).toEqual(TEST_DIALECT === 'postgres' ? [{ id: 'c', tag: null }] : written);
+    expect((await runCompiled(t.ctx.db.kysely, read(t.ctx.db.kysely, keys).compile())).rows).toEqual(written);
+  });
+
+  it('inserts a whole row, every column named, and refuses a list that leaves one out', async () => {
+    const insertFile = preparedInsert('prepared_items' as never, ['id', 'tag', 'n'] as never);
+    // A schema table: a column left out does not compile.
+    // @ts-expect-error -- `pin_order` (and others) of messages are missing
+    preparedInsert('messages', ['id', 'group_id']);
+    const row = { id: 'r1', tag: 'whole', n: 21 };
+    await t.ctx.db.transaction((tx) => runCompiled(tx, insertFile(tx, row as never).compile()));
+    const { rows } = await sql<{ tag: string }>`select tag from prepared_items where id = 'r1'`.execute(
+      t.ctx.db.kysely,
+    );
+    expect(rows).toEqual([{ tag: 'whole' }]);
+  });
 
   it('refuses a builder that computes with an argument instead of binding it', async () => {
     const wrong = prepared((db, n: number) =>

@@ -100,6 +100,70 @@ function templateOf(compiled: CompiledQuery, args: readonly Arg[]): Template {
 }
 
 /**
+ * `build`'s query compiled by Kysely once per engine and argument shape; each call makes only the
+ * parameter list of its values. Throws what `build` throws, or a refusal of its arguments' use.
+ */
+function compiledWith<A extends Arg[], R>(
+  build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+): (db: Kysely<Database>, args: A) => CompiledQuery<R> {
+  // Keyed by the dialect's adapter class: one SQL text per engine, shared by transactions.
+  const byEngine = new WeakMap<object, Map<string, Template>>();
+  return (db, args) => {
+    const engine = db.getExecutor().adapter.constructor;
+    let templates = byEngine.get(engine);
+    if (templates === undefined) {
+      templates = new Map();
+      byEngine.set(engine, templates);
+    }
+    const shape = shapeOf(args);
+    let template = templates.get(shape);
+    if (template === undefined) {
+      template = templateOf(build(db, ...(placeholders(args) as A)).compile(), args);
+      // Lists of every length make a template each: bounded, as a caller may send any length.
+      if (templates.size >= MAX_SHAPES) templates.clear();
+      templates.set(shape, template);
+      nameStatement(template.compiled.sql);
+    }
+    const { compiled, slots } = template;
+    const parameters = slots.map(({ arg, item }, index) => {
+      if (arg === -1) return compiled.parameters[index];
+      const value = args[arg];
+      return item === -1 ? value : (value as readonly unknown[])[item];
+    });
+    return { ...compiled, parameters };
+  };
+}
+
+/**
+ * A query for a chain of writes (db/postgres-chain.ts), or to execute: a write, or the read a chain
+ * ends with, built and compiled once per engine and argument shape as `prepared` does. Every post
+ * built and compiled its writes anew, about a tenth of its time on the main thread with their garbage
+ * (bench/README.md, issue 23 fifteenth session). The builder keeps to `prepared`'s rules.
+ */
+export function preparedQuery<A extends Arg[], R>(
+  build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+): (db: Kysely<Database>, ...args: A) => Compilable<R> {
+  const compile = compiledWith(build);
+  return (db, ...args) => ({ compile: () => compile(db, args) });
+}
+
+/**
+ * The insert of one row into `table` with a value for each of its columns, as a `preparedQuery`.
+ * `columns` must name every column of the table (it does not compile otherwise): a column added
+ * later and left out would silently take its default.
+ */
+export function preparedInsert<T extends keyof Database, C extends keyof Database[T] & string>(
+  table: T,
+  columns: readonly C[] & ([Exclude<keyof Database[T], C>] extends [never] ? unknown : 'names every column'),
+): (db: Kysely<Database>, row: { readonly [K in C]: string | number | null }) => Compilable<unknown> {
+  const insert = preparedQuery((db, ...values: (string | number | null)[]) =>
+    // The columns are the caller's list of the table's: Kysely cannot check a row built from it.
+    db.insertInto(table).values(Object.fromEntries(columns.map((column, i) => [column, values[i]])) as never),
+  );
+  return (db, row) => insert(db, ...columns.map((column) => row[column]));
+}
+
+/**
  * A read built and compiled by Kysely once per engine and argument shape, then run with each call's
  * values. Building and compiling a query took more CPU than SQLite took to run the group page's
  * queries (bench/README.md): per request, only the parameter list is made.
@@ -120,36 +184,15 @@ export function prepared<A extends Arg[], R>(
   } = {},
 ): (db: Kysely<Database>, ...args: A) => Promise<R[]> {
   const memo = options.memo === true;
-  // Keyed by the dialect's adapter class: one SQL text per engine, shared by transactions.
-  const byEngine = new WeakMap<object, Map<string, Template>>();
+  const compile = compiledWith(build);
   return (db, ...args) => {
-    const executor = db.getExecutor();
-    const engine = executor.adapter.constructor;
-    let templates = byEngine.get(engine);
-    if (templates === undefined) {
-      templates = new Map();
-      byEngine.set(engine, templates);
-    }
-    const shape = shapeOf(args);
-    let template = templates.get(shape);
+    let query: CompiledQuery<R>;
     // A builder refused here rejects the call's promise, as every other failure of a query does.
-    if (template === undefined) {
-      try {
-        template = templateOf(build(db, ...(placeholders(args) as A)).compile(), args);
-      } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-      // Lists of every length make a template each: bounded, as a caller may send any length.
-      if (templates.size >= MAX_SHAPES) templates.clear();
-      templates.set(shape, template);
-      nameStatement(template.compiled.sql);
+    try {
+      query = compile(db, args);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    const parameters = template.slots.map(({ arg, item }, index) => {
-      if (arg === -1) return template.compiled.parameters[index];
-      const value = args[arg];
-      return item === -1 ? value : (value as readonly unknown[])[item];
-    });
-    const query: CompiledQuery<R> = { ...template.compiled, parameters };
     // SQLite answers synchronously: Kysely's provider would add an acquire and a release, and four
     // promises, around each statement (issue 23).
     const direct = directReads.get(db);
@@ -160,15 +203,21 @@ export function prepared<A extends Arg[], R>(
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     }
-    // Straight to the connection when no plugin would transform the result (none in Kith): what
-    // `db.executeQuery` adds, a random query id and a pass over the plugins, took a few promises
-    // per query, and a request makes several (issue 23).
-    const run = (): Promise<QueryResult<R>> =>
-      executor.plugins.length > 0
-        ? db.executeQuery<R>(query)
-        : executor.provideConnection((connection) => connection.executeQuery<R>(query));
+    const run = (): Promise<QueryResult<R>> => runCompiled(db, query);
     const viaMemo = memo ? memoReads.get(db) : undefined;
     if (viaMemo !== undefined) return viaMemo(query, run).then((result) => result.rows as R[]);
     return run().then((result) => result.rows);
   };
+}
+
+/**
+ * Runs a compiled query on `db` (a transaction or not). Straight to the connection when no plugin
+ * would transform the result (none in Kith): what `db.executeQuery` adds, a random query id and a
+ * pass over the plugins, took a few promises per query, and a request makes several (issue 23).
+ */
+export function runCompiled<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const executor = db.getExecutor();
+  return executor.plugins.length > 0
+    ? db.executeQuery<R>(query)
+    : executor.provideConnection((connection) => connection.executeQuery<R>(query));
 }

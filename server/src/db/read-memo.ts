@@ -24,7 +24,9 @@ export function sizeOf(value: unknown): number {
     for (const item of value) size += sizeOf(item);
     return size;
   }
-  for (const [key, field] of Object.entries(value)) size += key.length + sizeOf(field);
+  // `for…in`, not Object.entries: a row's fields are its own (rows are plain objects), and every
+  // memo read of a post measured its caller's row, a pair array per column.
+  for (const key in value) size += key.length + sizeOf((value as Record<string, unknown>)[key]);
   return size;
 }
 
@@ -32,7 +34,7 @@ export function sizeOf(value: unknown): number {
 function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
   Object.freeze(value);
-  for (const field of Object.values(value)) deepFreeze(field);
+  for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
 }
 
 /** What tells `query`'s values apart: strings, numbers and nulls, which JSON tells apart exactly. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
+import { prepared } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 
 /** Messages read and re-indexed per round when an author's name changes. */
@@ -32,9 +33,12 @@ export async function currentAuthorName(ctx: IndexContext, tx: Tx, userId: strin
     const { rows } = await sql<{ name: string | null }>`select kith_author_name(${userId}) as name`.execute(tx);
     return rows[0]?.name ?? null;
   }
-  const row = await tx.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
+  const [row] = await userName(tx, userId);
   return row?.name ?? null;
 }
+
+// Prepared (db/prepared.ts): every post on SQLite reads it.
+const userName = prepared((db, userId: string) => db.selectFrom('users').select('name').where('id', '=', userId));
 
 /**
  * Re-indexes every message of an author under `name` (their new name, or `null` when the account is

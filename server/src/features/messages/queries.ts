@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import { LIMITS, type FileObject } from '@kith/common';
 import type { Database } from '../../db/schema.js';
 import type { FileRow, Membership, MessageRow, UserRow } from '../../db/rows.js';
@@ -6,7 +6,7 @@ import { presentFile, type FileSigner } from '../files/presenter.js';
 import { firstFilesOfMessages } from '../files/queries.js';
 import { firstUrlInText } from '../../lib/urls.js';
 import { eventsOf, unreadEvent, unreadSince } from '../inbox/queries.js';
-import { prepared } from '../../db/prepared.js';
+import { prepared, preparedInsert } from '../../db/prepared.js';
 import { engineOf } from '../../db/engine.js';
 import { findMembership } from '../memberships/queries.js';
 import { currentAuthorName } from '../../search/reindex.js';
@@ -599,9 +599,27 @@ export function findTitleSources(
   return db.selectFrom('messages').select(['id', 'title', 'text', 'is_in_front']).where('id', 'in', ids).execute();
 }
 
+const insertMessage = preparedInsert('messages', [
+  'id',
+  'group_id',
+  'author_id',
+  'parent_id',
+  'root_id',
+  'lineage',
+  'title',
+  'text',
+  'no_embed',
+  'created_at',
+  'last_activity_date',
+  'is_in_front',
+  'is_deleted',
+  'public_token',
+  'pin_order',
+]);
+
 /** The insert of a message row, for a chain of writes (db/postgres-chain.ts). */
-export function insertMessageQuery(db: Q, message: MessageRow) {
-  return db.insertInto('messages').values(message);
+export function insertMessageQuery(db: Q, message: MessageRow): Compilable<unknown> {
+  return insertMessage(db, message);
 }
 
 /**

@@ -45,19 +45,22 @@ export async function queueImmediateMails(
   created: readonly CreatedNotification[],
 ): Promise<void> {
   if (!ctx.config.allowEmail || !MAILED_NOTIFICATION_TYPES.includes(type)) return;
+  if (type !== 'mention' && created.every((n) => n.recipient !== undefined)) {
+    // A group-wide notification's recipients come once each, with their settings: no look-up, and
+    // no copies of the list (every post runs this for each member of its group).
+    const immediate: { userId: string }[] = [];
+    for (const n of created)
+      if (n.recipient?.notification_emails === 'immediately') immediate.push({ userId: n.userId });
+    await effects.enqueueMany('send-immediate-mail', immediate, immediateJobOptions(ctx));
+    return;
+  }
   const recipients = [...new Set(created.map((n) => n.userId))];
-  // Recipients read with their settings (a group-wide notification) need no second look-up.
-  const known = new Map(created.flatMap((n) => (n.recipient === undefined ? [] : [[n.userId, n.recipient] as const])));
   for (let i = 0; i < recipients.length; i += LOOKUP_CHUNK) {
     const chunk = recipients.slice(i, i + LOOKUP_CHUNK);
     // A mention mails within the delay for users on `immediately` (unless they turned mention mails
     // off) and for those whose mention_emails is `immediately`, whatever their frequency.
     const immediate =
-      type === 'mention'
-        ? await usersMailedMentionsNow(tx, chunk)
-        : chunk.every((id) => known.has(id))
-          ? chunk.filter((id) => known.get(id)?.notification_emails === 'immediately')
-          : await usersWithFrequency(tx, chunk, 'immediately');
+      type === 'mention' ? await usersMailedMentionsNow(tx, chunk) : await usersWithFrequency(tx, chunk, 'immediately');
     await effects.enqueueMany(
       'send-immediate-mail',
       immediate.map((userId) => ({ userId })),

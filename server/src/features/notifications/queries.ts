@@ -1,6 +1,6 @@
-import { sql, type Compilable, type Insertable, type Kysely } from 'kysely';
+import { sql, type Compilable, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { WriteChain } from '../../db/postgres-chain.js';
-import { prepared } from '../../db/prepared.js';
+import { prepared, preparedInsert, preparedQuery, runCompiled } from '../../db/prepared.js';
 import type { Database, NotificationsTable } from '../../db/schema.js';
 import { recipientId } from '../inbox/ids.js';
 import { engineOf } from '../../db/engine.js';
@@ -90,20 +90,35 @@ export async function insertNotifications(db: Q, rows: Insertable<NotificationsT
   await db.insertInto('notifications').values(rows).execute();
 }
 
+// Prepared (db/prepared.ts): every post writes one.
+const insertEvent = preparedInsert('notification_events', [
+  'id',
+  'group_id',
+  'actor_id',
+  'type',
+  'created_at',
+  'target',
+  'data',
+  'from_user_id',
+  'from_group_id',
+  'from_message_id',
+  'title',
+]);
+
 /** Writes a group-wide notification once, and keeps it from `excluded` members (a `deleted` state each). */
 export async function insertNotificationEvent(
   db: Q,
-  event: Insertable<Database['notification_events']>,
+  event: Selectable<Database['notification_events']>,
   excluded: readonly string[],
   writes?: WriteChain,
 ): Promise<void> {
   // With `writes`, queued: on PostgreSQL the states' foreign key on the event is checked at the end
   // of the statement that carries both (db/postgres-chain.ts).
-  const write = async (query: Compilable<unknown> & { execute(): Promise<unknown> }) => {
-    if (writes === undefined) await query.execute();
+  const write = async (query: Compilable<unknown>) => {
+    if (writes === undefined) await runCompiled(db, query.compile());
     else await writes.write(query);
   };
-  await write(db.insertInto('notification_events').values(event));
+  await write(insertEvent(db, event));
   if (excluded.length === 0) return;
   await write(
     db
@@ -260,6 +275,8 @@ const groupRecipientsQuery = (db: Q, groupId: string, exceptUserId: string) =>
     .where('m.user_id', '!=', exceptUserId);
 
 const groupRecipientRows = prepared(groupRecipientsQuery);
+// The same, as the read that ends a post's chain of writes.
+const groupRecipientsChained = preparedQuery(groupRecipientsQuery);
 
 /**
  * The members of a group but `exceptUserId` (the actor, or nobody when null), with their push and
@@ -276,7 +293,7 @@ export async function listGroupRecipients(
   const rows =
     writes === undefined
       ? await groupRecipientRows(db, groupId, exceptUserId ?? '')
-      : await writes.read(groupRecipientsQuery(db, groupId, exceptUserId ?? ''));
+      : await writes.read(groupRecipientsChained(db, groupId, exceptUserId ?? ''));
   return rows.map((r) => ({
     id: r.id,
     // SQLite answers 0 or 1, PostgreSQL a boolean.

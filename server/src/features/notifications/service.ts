@@ -89,7 +89,8 @@ function contentOf(input: NotificationInput, now: number) {
 async function announce(tx: Tx, effects: Effects, input: NotificationInput, created: CreatedNotification[]) {
   for (const n of created) effects.publish({ type: 'notification', userId: n.userId, notificationId: n.id });
   const about = { type: input.type, fromMessageId: input.fromMessageId };
-  const known = created.flatMap((n) => (n.recipient === undefined ? [] : [n.recipient]));
+  const known: GroupRecipient[] = [];
+  for (const n of created) if (n.recipient !== undefined) known.push(n.recipient);
   if (known.length === created.length) {
     // Read with their settings: only those with a device can be pushed to.
     await queuePushesTo(
