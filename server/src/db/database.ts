@@ -126,7 +126,11 @@ export function openDatabase(database: Config['database'], options: MemoOptions 
   const snapshot = dialect instanceof ReadWriteSqliteDialect ? dialect.snapshot : null;
   if (snapshot !== null) readDirectly(kysely, (query, memo) => snapshot.read(query, memo));
   let checkpointer: BackgroundCheckpointer | null = null;
-  const batcher = new SqliteWriteBatcher(kysely, () => checkpointer?.truncateIfDue() ?? null);
+  const batcher = new SqliteWriteBatcher(
+    kysely,
+    () => checkpointer?.truncateIfDue() ?? null,
+    dialect instanceof ReadWriteSqliteDialect ? (query) => dialect.runInTransaction(query) : null,
+  );
   if (database.file !== ':memory:') {
     checkpointer = checkpointInBackground(writer, database.file, batcher);
     // A WAL left by a crash is copied back now, not at the first write.

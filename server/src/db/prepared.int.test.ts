@@ -105,6 +105,26 @@ describe('prepared queries, on the real database', () => {
     expect((await runCompiled(t.ctx.db.kysely, read(t.ctx.db.kysely, keys).compile())).rows).toEqual(written);
   });
 
+  it('rolls back what a failed transaction wrote through prepared writes, beside one that commits', async () => {
+    const insert = preparedQuery((db, id: string) =>
+      (db as unknown as Items).insertInto('prepared_items').values({ id, tag: 'rolled', n: 31 }),
+    );
+    // Started together, so on SQLite they share one batch (write-batch.ts): savepoints, one commit.
+    const [failed, kept] = await Promise.allSettled([
+      t.ctx.db.transaction(async (tx) => {
+        await runCompiled(tx, insert(tx, 'gone').compile());
+        throw new Error('the unit fails after its write');
+      }),
+      t.ctx.db.transaction((tx) => runCompiled(tx, insert(tx, 'kept').compile())),
+    ]);
+    expect(failed.status).toBe('rejected');
+    expect(kept.status).toBe('fulfilled');
+    const { rows } = await sql<{ id: string }>`select id from prepared_items where tag = 'rolled'`.execute(
+      t.ctx.db.kysely,
+    );
+    expect(rows).toEqual([{ id: 'kept' }]);
+  });
+
   it('inserts a whole row, every column named, and refuses a list that leaves one out', async () => {
     const insertFile = preparedInsert('prepared_items' as never, ['id', 'tag', 'n'] as never);
     // A schema table: a column left out does not compile.

@@ -277,6 +277,14 @@ export class ReadWriteSqliteDialect implements Dialect {
     return new ReadWriteSqliteDriver(this.writer, this.reader, this.snapshot);
   }
 
+  /**
+   * Runs `query` on the writer at once: only for a statement of the write transaction that is open
+   * on it (write-batch.ts registers its transactions with `prepared.ts`).
+   */
+  runInTransaction<R>(query: CompiledQuery): QueryResult<R> {
+    return execute<R>(this.writer, query);
+  }
+
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
   }

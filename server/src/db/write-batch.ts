@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
+import { forgetTransaction, runCompiled, runTransactionDirectly, type DirectWrite } from './prepared.js';
 import type { Database } from './schema.js';
 
 type Work = (tx: Kysely<Database>) => Promise<unknown>;
@@ -32,6 +33,11 @@ interface OpenBatch {
   unit: number;
   deferred: Map<BatchEndWork<never>, { unit: number; item: unknown }[]>;
 }
+
+// Around each unit of a shared batch.
+const SAVEPOINT = CompiledQuery.raw('savepoint kith_unit');
+const RELEASE = CompiledQuery.raw('release savepoint kith_unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint kith_unit');
 
 /** The shared batches whose units are running, by their transaction. */
 const openBatches = new WeakMap<Kysely<Database>, OpenBatch>();
@@ -90,7 +96,21 @@ export class SqliteWriteBatcher {
   constructor(
     private readonly kysely: Kysely<Database>,
     private readonly pause: () => Promise<void> | null = () => null,
+    /** Runs a statement on the connection of the open transaction, synchronously (prepared.ts). */
+    private readonly direct: DirectWrite | null = null,
   ) {}
+
+  /** `kysely.transaction()` running `work`, its statements direct while it is open (`direct`). */
+  private async inTransaction<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.kysely.transaction().execute(async (tx) => {
+      if (this.direct !== null) runTransactionDirectly(tx, this.direct);
+      try {
+        return await work(tx);
+      } finally {
+        forgetTransaction(tx);
+      }
+    });
+  }
 
   run<T>(work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -130,7 +150,7 @@ export class SqliteWriteBatcher {
     if (batch.length === 1) {
       const [only] = batch as [Pending];
       try {
-        only.resolve(await this.kysely.transaction().execute(only.work));
+        only.resolve(await this.inTransaction(only.work));
       } catch (error) {
         only.reject(error);
       }
@@ -138,7 +158,7 @@ export class SqliteWriteBatcher {
     }
     const outcomes: Outcome[] = [];
     try {
-      await this.kysely.transaction().execute(async (tx) => {
+      await this.inTransaction(async (tx) => {
         const open: OpenBatch = { unit: 0, deferred: new Map() };
         openBatches.set(tx, open);
         try {
@@ -147,14 +167,14 @@ export class SqliteWriteBatcher {
             // held up for the whole batch.
             if (i > 0) await nextTurn();
             open.unit = i;
-            await sql`savepoint kith_unit`.execute(tx);
+            await runCompiled(tx, SAVEPOINT);
             try {
               const value = await unit.work(tx);
-              await sql`release savepoint kith_unit`.execute(tx);
+              await runCompiled(tx, RELEASE);
               outcomes.push({ ok: true, value });
             } catch (error) {
-              await sql`rollback to savepoint kith_unit`.execute(tx);
-              await sql`release savepoint kith_unit`.execute(tx);
+              await runCompiled(tx, ROLLBACK_TO);
+              await runCompiled(tx, RELEASE);
               dropUnit(open, i);
               outcomes.push({ ok: false, error });
             }
