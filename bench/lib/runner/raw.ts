@@ -94,8 +94,8 @@ export async function openRawDb(manifest: Manifest): Promise<RawDb> {
 }
 
 // The generator sets each group's count of messages ever posted to the messages it made. One pass
-// over the messages' group index: counting per group twice (in the SET and the WHERE) took seconds on
-// a cold cache, holding the write lock past the server's busy timeout (its job poll failed).
+// over the messages' group index: counting per group twice (in the SET and the WHERE), on a cold
+// cache, once held the write lock past the server's busy timeout (its job poll failed).
 const RESTORE_POSTED = `
   update groups set messages_posted = counted.n
   from (select group_id, count(*) as n from messages group by group_id) as counted
@@ -111,9 +111,9 @@ const RESTORE_POSTED = `
  *   posted and deleted 131,000 messages in the big group, its newest search window held only slices
  *   of deleted posts, and the searches found 0 to 230 hits where the generator put 22 to 13,828
  *   (bench/README.md, issue 23 fourteenth session). The count goes back to the group's messages.
- * - PostgreSQL: autovacuum gets to their dead rows late, and
- *   until it does every later run reads through them: after many `post` runs the page made 879 rps
- *   and posting 201/s, against 2,303 and 577/s once vacuumed.
+ * - PostgreSQL: autovacuum gets to their dead rows late, and until it does every later run reads
+ *   through them: after many `post` runs the page made 879 rps and posting 201/s, against 2,303 and
+ *   577/s once vacuumed.
  */
 export async function restoreAfterCleanup(manifest: Manifest, postsDeleted: boolean): Promise<void> {
   if (!postsDeleted) return;
