@@ -216,18 +216,21 @@ export function prepared<A extends Arg[], R>(
     // SQLite answers synchronously: Kysely's provider would add an acquire and a release, and four
     // promises, around each statement (issue 23).
     const direct = directReads.get(db);
-    if (direct !== undefined && SelectQueryNode.is(query.query)) {
-      try {
-        return Promise.resolve(direct(query, memo).rows as R[]);
-      } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
+    if (direct !== undefined && SelectQueryNode.is(query.query)) return settled(() => direct(query, memo).rows as R[]);
     const run = (): Promise<QueryResult<R>> => runCompiled(db, query);
     const viaMemo = memo ? memoReads.get(db) : undefined;
     if (viaMemo !== undefined) return viaMemo(query, run).then((result) => result.rows as R[]);
     return run().then((result) => result.rows);
   };
+}
+
+/** What `run` answers, as a promise: a synchronous throw (SQLite's) rejects it, as a query's failure does. */
+function settled<T>(run: () => T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 /**
@@ -237,13 +240,7 @@ export function prepared<A extends Arg[], R>(
  */
 export function runCompiled<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   const direct = directWrites.get(db);
-  if (direct !== undefined) {
-    try {
-      return Promise.resolve(direct(query) as QueryResult<R>);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
+  if (direct !== undefined) return settled(() => direct(query) as QueryResult<R>);
   const executor = db.getExecutor();
   return executor.plugins.length > 0
     ? db.executeQuery<R>(query)

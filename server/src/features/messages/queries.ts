@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { LIMITS, type FileObject } from '@kith/common';
 import type { Database } from '../../db/schema.js';
 import type { FileRow, Membership, MessageRow, UserRow } from '../../db/rows.js';
@@ -599,7 +599,8 @@ export function findTitleSources(
   return db.selectFrom('messages').select(['id', 'title', 'text', 'is_in_front']).where('id', 'in', ids).execute();
 }
 
-const insertMessage = preparedInsert('messages', [
+/** The insert of a message row, for a chain of writes (db/postgres-chain.ts). */
+export const insertMessageQuery = preparedInsert('messages', [
   'id',
   'group_id',
   'author_id',
@@ -616,11 +617,6 @@ const insertMessage = preparedInsert('messages', [
   'public_token',
   'pin_order',
 ]);
-
-/** The insert of a message row, for a chain of writes (db/postgres-chain.ts). */
-export function insertMessageQuery(db: Q, message: MessageRow): Compilable<unknown> {
-  return insertMessage(db, message);
-}
 
 /**
  * The update of the last activity date of the messages of `ids` (a thread moving up, docs/api
