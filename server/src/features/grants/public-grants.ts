@@ -26,6 +26,9 @@ export interface PublicGrant {
 
 type Keyed = Pick<AppContext, 'config'>;
 
+/** A longer value is not one this server gave (10 grants take about 700 characters). */
+const MAX_COOKIE_CHARS = 2000;
+
 const GRANT_SHAPE = /^([0-9a-f-]{36}):([A-Za-z0-9_-]{16}):(\d{1,16})$/;
 
 function sign(ctx: Keyed, payload: string): string {
@@ -63,7 +66,7 @@ export function publicCookieValue(ctx: Keyed, grants: PublicGrant[]): string {
 
 /** The grants of a cookie value that are signed and under 24 hours old; [] for anything else. */
 export function parsePublicCookie(ctx: Keyed, value: string | undefined, now: number): PublicGrant[] {
-  if (value === undefined || value.length > 2000) return [];
+  if (value === undefined || value.length > MAX_COOKIE_CHARS) return [];
   const dot = value.lastIndexOf('.');
   if (dot <= 0) return [];
   const payload = value.slice(0, dot);
@@ -88,6 +91,51 @@ function grantsOf(ctx: AppContext, request: FastifyRequest): PublicGrant[] {
   return parsePublicCookie(ctx, readCookie(request.headers.cookie, PUBLIC_COOKIE), ctx.clock.now());
 }
 
+/**
+ * The cookie values given lately, by what each was given for (the token, the message, the visitor's
+ * cookie as it came), per configuration. A shared link is opened again and again, often by visitors
+ * that keep no cookie (a link preview robot, a script), and signing the value was the largest part
+ * of a public answer's own work (bench/README.md, issue 23 sixteenth session). The same answer
+ * within a minute gives the same value again, as the media cookie does (auth/media-cookie.ts): its
+ * grant's 24 hours count from the first of them, so they end at most a minute sooner. Bounded:
+ * emptied when full, and a cookie too long to be read is not kept.
+ */
+const recentCookies = new WeakMap<Keyed['config'], Map<string, { issuedAt: number; value: string }>>();
+const RECENT_COOKIES = 512;
+const REISSUE_WITHIN_MS = 60 * 1000;
+
+/**
+ * The value of `kith_public` that adds a grant for (message, token) at `now` to those of `incoming`,
+ * the visitor's cookie value: a fresh one, or the one given for the same within the last minute.
+ */
+export function grantCookieValue(
+  ctx: Keyed,
+  incoming: string | undefined,
+  messageId: string,
+  token: string,
+  now: number,
+): string {
+  let recent = recentCookies.get(ctx.config);
+  if (recent === undefined) {
+    recent = new Map();
+    recentCookies.set(ctx.config, recent);
+  }
+  const key = `${token}|${messageId}|${incoming ?? ''}`;
+  const last = recent.get(key);
+  if (last !== undefined && now >= last.issuedAt && now - last.issuedAt < REISSUE_WITHIN_MS) return last.value;
+  const grants = withGrant(parsePublicCookie(ctx, incoming, now), {
+    messageId,
+    link: linkTag(ctx, token),
+    issuedAt: now,
+  });
+  const value = publicCookieValue(ctx, grants);
+  if (incoming === undefined || incoming.length <= MAX_COOKIE_CHARS) {
+    if (recent.size >= RECENT_COOKIES) recent.clear();
+    recent.set(key, { issuedAt: now, value });
+  }
+  return value;
+}
+
 /** Sets `kith_public` with a fresh grant for (message, token) merged into the request's grants. */
 export function grantPublicMessage(
   ctx: AppContext,
@@ -96,12 +144,12 @@ export function grantPublicMessage(
   messageId: string,
   token: string,
 ): void {
-  const now = ctx.clock.now();
-  const grants = withGrant(grantsOf(ctx, request), { messageId, link: linkTag(ctx, token), issuedAt: now });
+  const incoming = readCookie(request.headers.cookie, PUBLIC_COOKIE);
+  const value = grantCookieValue(ctx, incoming, messageId, token, ctx.clock.now());
   const secure = ctx.config.publicUrl.startsWith('https:') ? '; Secure' : '';
   void reply.header(
     'Set-Cookie',
-    `${PUBLIC_COOKIE}=${publicCookieValue(ctx, grants)}; HttpOnly; SameSite=Lax; Path=${ctx.config.basePath}/${secure}`,
+    `${PUBLIC_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=${ctx.config.basePath}/${secure}`,
   );
 }
 
