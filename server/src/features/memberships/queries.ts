@@ -8,13 +8,17 @@ import { prepared } from '../../db/prepared.js';
 
 type Q = Kysely<Database>;
 
-// Asked by most requests (a group page, a search, a message): prepared once (db/prepared.ts).
-const membershipOf = prepared((db, groupId: string, userId: string) =>
-  db
-    .selectFrom('memberships')
-    .select(['group_id', 'user_id'])
-    .where('group_id', '=', groupId)
-    .where('user_id', '=', userId),
+// Asked by most requests (a group page, a search, a message): prepared once, and kept until the
+// next change (db/prepared.ts, `memo`): on SQLite a message answer read it at every request, 6 % of
+// that answer's time (bench/README.md, issue 23 sixteenth session).
+const membershipOf = prepared(
+  (db, groupId: string, userId: string) =>
+    db
+      .selectFrom('memberships')
+      .select(['group_id', 'user_id'])
+      .where('group_id', '=', groupId)
+      .where('user_id', '=', userId),
+  { memo: true },
 );
 
 /** The user's row in the group's member list, if they are a member (the facts of groups/policy.ts). */
