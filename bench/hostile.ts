@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { freePort, spawnTracked, stopChild } from './lib/runner/server.ts';
+import { freePort, serveCommand, spawnTracked, stopChild } from './lib/runner/server.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MIB = 1024 * 1024;
@@ -99,15 +99,12 @@ async function main(): Promise<void> {
   const pagesPort = (pages.address() as AddressInfo).port;
   let hostNumber = 1;
   const pagesHost = () => `http://127.0.0.${(hostNumber += 1)}:${pagesPort}`;
+  const serve = serveCommand(REPO_ROOT);
   const { child, tail } = spawnTracked(
-    [
-      '--max-semi-space-size=8',
-      '--heap-growing-percent=50',
-      '--expose-gc',
-      path.join(REPO_ROOT, 'server', 'dist', 'main.js'),
-    ],
+    [...serve.flags, path.join(REPO_ROOT, 'server', 'dist', 'main.js')],
     {
       ...process.env,
+      ...serve.env,
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -27,7 +27,7 @@ if (args[0] === 'serve') {
     const build = spawnSync('npm', ['run', needsWeb ? 'build' : 'build:server'], quiet);
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
-  // The Node flags of `npm run serve` (package.json; docs/decisions.md says why each).
+  // The Node flags and allocator setting of `npm run serve` (package.json; docs/decisions.md says why each).
   const server = spawn(
     node,
     [
@@ -40,6 +40,8 @@ if (args[0] === 'serve') {
     {
       cwd: root,
       stdio: 'inherit',
+      // glibc's allocator at two arenas, as `npm run serve` (docs/decisions.md, "Node flags").
+      env: { MALLOC_ARENA_MAX: '2', ...process.env },
     },
   );
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => server.kill(signal));

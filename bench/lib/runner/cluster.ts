@@ -44,10 +44,16 @@ export async function startCluster(
     const webPort = await freePort();
     webPorts.push(webPort);
     started.push(
-      spawnTracked([...args, '--role', 'web'], { ...serverEnv(manifest, url, webPort), ...shared }, `web${i + 1}`),
+      spawnTracked(
+        [...args, '--role', 'web'],
+        { ...serverEnv(repoRoot, manifest, url, webPort), ...shared },
+        `web${i + 1}`,
+      ),
     );
   }
-  started.push(spawnTracked([...args, '--role', 'worker'], { ...serverEnv(manifest, url, 0), ...shared }, 'worker'));
+  started.push(
+    spawnTracked([...args, '--role', 'worker'], { ...serverEnv(repoRoot, manifest, url, 0), ...shared }, 'worker'),
+  );
   const dir = mkdtempSync(path.join(tmpdir(), 'kith-bench-nginx-'));
   let nginx: ChildProcess | null = null;
   const tail = () => started.map((s) => s.tail()).join('\n');

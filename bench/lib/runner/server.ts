@@ -150,22 +150,27 @@ export interface RunningServer {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The Node flags of `npm run serve` (the root package.json), so the benchmark measures the server as
- * it is run: `node <flags> server/dist/main.js`.
+ * The environment variables and Node flags of `npm run serve` (the root package.json), so the
+ * benchmark measures the server as it is run: `[NAME=value …] node <flags> server/dist/main.js`.
  */
-function serveFlags(repoRoot: string): string[] {
+export function serveCommand(repoRoot: string): { env: Record<string, string>; flags: string[] } {
   const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const match = /^node((?: --[^\s]+)*) server\/dist\/main\.js$/.exec(scripts.serve ?? '');
-  if (match === null) throw new Error(`package.json "serve" is not "node [flags] server/dist/main.js"`);
-  return (match[1] ?? '').split(' ').filter((flag) => flag !== '');
+  const match = /^((?:[A-Z_]+=[^\s]+ )*)node((?: --[^\s]+)*) server\/dist\/main\.js$/.exec(scripts.serve ?? '');
+  if (match === null) throw new Error(`package.json "serve" is not "[NAME=value …] node [flags] server/dist/main.js"`);
+  const words = (text: string | undefined) => (text ?? '').split(' ').filter((word) => word !== '');
+  const env = Object.fromEntries(
+    words(match[1]).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+  return { env, flags: words(match[2]) };
 }
 
 /** The environment of a server process on the manifest's data, listening on loopback at `port`. */
-export function serverEnv(manifest: Manifest, publicUrl: string, port: number): NodeJS.ProcessEnv {
+export function serverEnv(repoRoot: string, manifest: Manifest, publicUrl: string, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...serveCommand(repoRoot).env,
     DATA_DIR: manifest.dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -186,7 +191,7 @@ export function serverArgs(repoRoot: string, cpuProfDir: string | null): string[
   const main = path.join(repoRoot, 'server', 'dist', 'main.js');
   // A profile is written when the process exits, which it does on the SIGTERM of `stop`.
   const profile = cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`];
-  return [...serveFlags(repoRoot), ...profile, main];
+  return [...serveCommand(repoRoot).flags, ...profile, main];
 }
 
 /**
@@ -200,7 +205,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env = serverEnv(manifest, url, port);
+  const env = serverEnv(repoRoot, manifest, url, port);
   const { child, tail } = spawnTracked(serverArgs(repoRoot, cpuProfDir), env, 'server');
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
