@@ -27,7 +27,8 @@ if (args[0] === 'serve') {
     const build = spawnSync('npm', ['run', needsWeb ? 'build' : 'build:server'], quiet);
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
-  // The Node flags and allocator setting of `npm run serve` (package.json; docs/decisions.md says why each).
+  // The Node flags and allocator setting of `npm run serve` (package.json; docs/decisions.md says
+  // why each).
   const server = spawn(
     node,
     [
