@@ -42,13 +42,19 @@ function sign(ctx: Keyed, payload: string): string {
 const recentTags = new WeakMap<Keyed['config'], Map<string, string>>();
 const RECENT_TAGS = 1024;
 
+/** The map `store` keeps for this configuration (so for its secret), made empty the first time. */
+function keptFor<V>(store: WeakMap<Keyed['config'], Map<string, V>>, ctx: Keyed): Map<string, V> {
+  let kept = store.get(ctx.config);
+  if (kept === undefined) {
+    kept = new Map();
+    store.set(ctx.config, kept);
+  }
+  return kept;
+}
+
 /** The digest a grant keeps of a public token (the token itself never goes into the cookie). */
 export function linkTag(ctx: Keyed, token: string): string {
-  let tags = recentTags.get(ctx.config);
-  if (tags === undefined) {
-    tags = new Map();
-    recentTags.set(ctx.config, tags);
-  }
+  const tags = keptFor(recentTags, ctx);
   let tag = tags.get(token);
   if (tag === undefined) {
     tag = hmac(ctx.config.secretKey, `public-link|${token}`).slice(0, 16);
@@ -115,11 +121,7 @@ export function grantCookieValue(
   token: string,
   now: number,
 ): string {
-  let recent = recentCookies.get(ctx.config);
-  if (recent === undefined) {
-    recent = new Map();
-    recentCookies.set(ctx.config, recent);
-  }
+  const recent = keptFor(recentCookies, ctx);
   const key = `${token}|${messageId}|${incoming ?? ''}`;
   const last = recent.get(key);
   if (last !== undefined && now >= last.issuedAt && now - last.issuedAt < REISSUE_WITHIN_MS) return last.value;
