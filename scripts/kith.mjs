@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveCommand } from './serve-command.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = { cwd: root, stdio: ['ignore', 2, 2] };
@@ -27,24 +28,13 @@ if (args[0] === 'serve') {
     const build = spawnSync('npm', ['run', needsWeb ? 'build' : 'build:server'], quiet);
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
-  // The Node flags and allocator setting of `npm run serve` (package.json; docs/decisions.md says
-  // why each).
-  const server = spawn(
-    node,
-    [
-      '--max-semi-space-size=8',
-      '--heap-growing-percent=50',
-      '--expose-gc',
-      path.join(root, 'server', 'dist', 'main.js'),
-      ...args.slice(1),
-    ],
-    {
-      cwd: root,
-      stdio: 'inherit',
-      // glibc's allocator at two arenas, as `npm run serve` (docs/decisions.md, "Node flags").
-      env: { MALLOC_ARENA_MAX: '2', ...process.env },
-    },
-  );
+  // The environment variables and Node flags of `npm run serve` (serve-command.mjs).
+  const serve = serveCommand(root);
+  const server = spawn(node, [...serve.flags, path.join(root, 'server', 'dist', 'main.js'), ...args.slice(1)], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...serve.env, ...process.env },
+  });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => server.kill(signal));
   server.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
 } else {

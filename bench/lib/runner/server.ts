@@ -2,7 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { serveCommand } from '../../../scripts/serve-command.mjs';
 import type { Manifest } from './types.ts';
+
+export { serveCommand };
 
 /** A free TCP port on the loopback interface (asked from the kernel, then released). */
 export async function freePort(): Promise<number> {
@@ -148,23 +151,6 @@ export interface RunningServer {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The environment variables and Node flags of `npm run serve` (the root package.json), so the
- * benchmark measures the server as it is run: `[NAME=value …] node <flags> server/dist/main.js`.
- */
-export function serveCommand(repoRoot: string): { env: Record<string, string>; flags: string[] } {
-  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const match = /^((?:[A-Z_]+=[^\s]+ )*)node((?: --[^\s]+)*) server\/dist\/main\.js$/.exec(scripts.serve ?? '');
-  if (match === null) throw new Error(`package.json "serve" is not "[NAME=value …] node [flags] server/dist/main.js"`);
-  const words = (text: string | undefined) => (text ?? '').split(' ').filter((word) => word !== '');
-  const env = Object.fromEntries(
-    words(match[1]).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  );
-  return { env, flags: words(match[2]) };
-}
 
 /** The environment of a server process on the manifest's data, listening on loopback at `port`. */
 export function serverEnv(repoRoot: string, manifest: Manifest, publicUrl: string, port: number): NodeJS.ProcessEnv {
