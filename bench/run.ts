@@ -4,7 +4,8 @@
  * Load scenarios against a real server process on loopback (issue 7, items 2, 3, 5 and 6), on the
  * data `bench/seed.ts` generated, with the baselines measured in the same run: a bare node:http
  * server answering a body of the feed's size (`baseline_rps`, `ratio`) and each read scenario's SQL
- * run directly on the database (`raw_ms`). Prints a table and writes `bench/results/latest.json`
+ * run directly on the database (`raw_ms`); both are measured again just before each read, so its
+ * limit is the machine's at that moment. Prints a table and writes `bench/results/latest.json`
  * (`smoke.json` for `--smoke`). Exits non-zero when a scenario had errors or no answers.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { readArgs } from './lib/runner/args.ts';
-import { measureBaseline } from './lib/runner/baseline.ts';
+import { startBaseline, type BaselineServer } from './lib/runner/baseline.ts';
 import { runEvents } from './lib/runner/events.ts';
 import { runLoad, type LoadRequest } from './lib/runner/load.ts';
 import {
@@ -130,6 +131,7 @@ async function main(): Promise<number> {
   let raw: RawDb | null = null;
   let rssIdle: number | null;
   const baselineRuns: number[] = [];
+  let bare: BaselineServer | null = null;
   let webResult: unknown = null;
   let cleanup: { deleted: number; failed: number; seconds: number } | null = null;
 
@@ -142,7 +144,8 @@ async function main(): Promise<number> {
     const scenarios = loadScenarios(manifest).filter((s) => wanted(s.name));
     const reads = scenarios.filter((s) => s.name !== 'post');
     const post = scenarios.find((s) => s.name === 'post');
-    raw = await openRawDb(manifest);
+    const rawDb = await openRawDb(manifest);
+    raw = rawDb;
     const rawByName = rawScenarios(manifest);
     // An interrupted earlier run may have left posts behind: they would sit on top of the feed.
     const leftovers = await deleteBenchPosts(server.url, raw, manifest);
@@ -209,20 +212,6 @@ async function main(): Promise<number> {
         warmedMs.set(scenario.name, spent + performance.now() - t0);
       }
     }
-    const rawMs = new Map<string, number>();
-    for (const scenario of reads) {
-      const rawRun = rawByName[scenario.name];
-      if (rawRun === undefined) continue;
-      const db = raw;
-      rawMs.set(
-        scenario.name,
-        await timeMedian(() => rawRun(db), {
-          minRuns: options.smoke ? 3 : 10,
-          maxRuns: options.smoke ? 50 : 1000,
-          budgetMs: options.smoke ? 100 : 1000,
-        }),
-      );
-    }
     await sleep(2000);
     rssIdle = rssMb(server.pids);
     log(`idle RSS ${rssIdle === null ? '-' : rssIdle.toFixed(0)} MB; feed answer ${feedBytes ?? '-'} bytes`);
@@ -230,9 +219,10 @@ async function main(): Promise<number> {
     // 3. The node:http baseline, with a body of the feed answer's size.
     const baselineBytes = feedBytes ?? 16 * 1024;
     if (feedBytes === null) warn('the feed answer could not be read: the baseline body is 16 KiB');
+    const bareServer = await startBaseline(baselineBytes);
+    bare = bareServer;
     const baseline = async () => {
-      const b = await measureBaseline({
-        bytes: baselineBytes,
+      const b = await bareServer.measure({
         connections: options.connections,
         durationS: options.durationS,
         warmupS: options.warmupS,
@@ -243,9 +233,30 @@ async function main(): Promise<number> {
     };
     if (scenarios.length > 0) await baseline();
 
+    // A read's limit, measured just before it: the machine's pace moves within a run (the bare
+    // baseline once went from 10,000 to 29,600 req/s in one run, bench/README.md), and a limit
+    // measured minutes earlier could set a read against another machine. The raw SQL's median, then
+    // a short bare baseline.
+    const limitNow = async (rawRun: NonNullable<(typeof rawByName)[string]>) => {
+      const rawMs = await timeMedian(() => rawRun(rawDb), {
+        minRuns: options.smoke ? 3 : 10,
+        maxRuns: options.smoke ? 50 : 1000,
+        budgetMs: options.smoke ? 100 : 1000,
+      });
+      const b = await bareServer.measure({
+        connections: options.connections,
+        durationS: options.smoke ? 0.3 : Math.min(options.durationS, 3),
+        warmupS: options.smoke ? 0.1 : Math.min(options.warmupS, 1),
+      });
+      if (b.errors > 0) warn(`the baseline had ${b.errors} errors`);
+      return { rawMs, baselineRps: b.rps };
+    };
+
     // 4. The load scenarios: reads first, then the web figures, then posting (which adds messages).
     const measure = async (scenario: LoadScenario) => {
       if (server === null) return;
+      const rawRun = rawByName[scenario.name];
+      const limit = rawRun === undefined ? null : await limitNow(rawRun);
       await settle(server.url, pauseMs);
       log(`${scenario.name}…`);
       const load = await runLoad({
@@ -264,7 +275,8 @@ async function main(): Promise<number> {
         p50_ms: load.p50_ms,
         p95_ms: load.p95_ms,
         p99_ms: load.p99_ms,
-        raw_ms: rawMs.get(scenario.name) ?? null,
+        raw_ms: limit?.rawMs ?? null,
+        baseline_rps: limit?.baselineRps ?? null,
         rss_mb: load.rss_mb,
         cpu_us: load.cpu_us,
         errors: load.errors,
@@ -272,7 +284,7 @@ async function main(): Promise<number> {
       };
       let errorsBy = load.badStatuses;
       // The same requests on one connection: the unloaded latency, to set beside the raw SQL.
-      if (rawMs.has(scenario.name)) {
+      if (limit !== null) {
         await settle(server.url, pauseMs);
         const single = await runLoad({
           url: server.url,
@@ -407,6 +419,7 @@ async function main(): Promise<number> {
       }
     }
     await raw?.close();
+    await bare?.stop();
     if (server !== null) {
       const tail = server.tail();
       await server.stop();

@@ -2,21 +2,26 @@ import path from 'node:path';
 import { runLoad, type LoadResult } from './load.ts';
 import { spawnTracked, stopChild } from './server.ts';
 
-export interface BaselineOptions {
-  /** Size of the fixed JSON body (the feed answer's size). */
-  bytes: number;
+export interface BaselineLoad {
   connections: number;
   durationS: number;
   warmupS: number;
 }
 
+/** The bare `node:http` server of a run, started once and measured whenever the run asks. */
+export interface BaselineServer {
+  /** Its requests/s with the same load settings as a scenario's. */
+  measure(load: BaselineLoad): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
+
 /**
- * The bare `node:http` server's requests/s with the same autocannon settings as the scenarios; it
- * runs in a child process and is stopped afterwards, also on failure.
+ * Starts the bare `node:http` server (`baseline-server.ts`) in a child process answering a fixed
+ * JSON body of `bytes` bytes. Idle between measurements, it takes no CPU from the scenarios.
  */
-export async function measureBaseline(options: BaselineOptions): Promise<LoadResult> {
+export async function startBaseline(bytes: number): Promise<BaselineServer> {
   const script = path.join(import.meta.dirname, 'baseline-server.ts');
-  const { child, tail } = spawnTracked([script, String(options.bytes)], { ...process.env }, 'baseline');
+  const { child, tail } = spawnTracked([script, String(bytes)], { ...process.env }, 'baseline');
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
@@ -34,15 +39,18 @@ export async function measureBaseline(options: BaselineOptions): Promise<LoadRes
         reject(new Error(`the baseline server exited with code ${code}:\n${tail()}`));
       });
     });
-    return await runLoad({
-      url: `http://127.0.0.1:${port}`,
-      requests: [{ method: 'GET', path: '/' }],
-      connections: options.connections,
-      durationS: options.durationS,
-      warmupS: options.warmupS,
-      ...(child.pid !== undefined ? { pids: [child.pid] } : {}),
-    });
-  } finally {
+    return {
+      measure: (load) =>
+        runLoad({
+          url: `http://127.0.0.1:${port}`,
+          requests: [{ method: 'GET', path: '/' }],
+          ...load,
+          ...(child.pid !== undefined ? { pids: [child.pid] } : {}),
+        }),
+      stop: () => stopChild(child),
+    };
+  } catch (error) {
     await stopChild(child);
+    throw error;
   }
 }

@@ -61,7 +61,8 @@ export function limitRps(baselineRps: number | null, rawMs: number | null): numb
 /**
  * Fills the ratios of every result once the run's baseline is known: against the bare baseline,
  * against the machine's limit, against the raw SQL (unloaded), and, given the rps of the same
- * scale's last SQLite run, against SQLite. `events` has no baseline of its kind.
+ * scale's last SQLite run, against SQLite. A read that measured its own baseline just before it
+ * keeps it; the others take the run's. `events` has no baseline of its kind.
  */
 export function fillRatios(
   results: ScenarioResult[],
@@ -72,9 +73,9 @@ export function fillRatios(
     rps !== null && of !== null && of !== undefined && of > 0 ? rps / of : null;
   for (const r of results) {
     if (r.name !== 'events') {
-      r.baseline_rps = baselineRps;
-      r.ratio = share(r.rps, baselineRps);
-      r.limit_rps = limitRps(baselineRps, r.raw_ms);
+      r.baseline_rps ??= baselineRps;
+      r.ratio = share(r.rps, r.baseline_rps);
+      r.limit_rps = limitRps(r.baseline_rps, r.raw_ms);
       r.limit_ratio = share(r.rps, r.limit_rps);
     }
     r.raw_ratio = r.p50_1c_ms !== null && r.raw_ms !== null && r.raw_ms > 0 ? r.p50_1c_ms / r.raw_ms : null;

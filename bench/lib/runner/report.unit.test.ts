@@ -32,6 +32,19 @@ describe('the machine limit of a read', () => {
     expect(table.split('\n').find((line) => line.includes('page'))).toContain('100.0 %');
   });
 
+  it("sets a read against the baseline measured just before it, the others against the run's", () => {
+    const own = { ...result('message', 3_000, 0.1), baseline_rps: 5_000 };
+    const results = [own, result('page', 3_000, 0.1)];
+    fillRatios(results, 10_000, null);
+    const [message, page] = results;
+    expect(message?.baseline_rps).toBe(5_000);
+    expect(message?.limit_rps).toBeCloseTo(3_333.3, 1);
+    expect(message?.limit_ratio).toBeCloseTo(0.9, 6);
+    expect(message?.ratio).toBeCloseTo(0.6, 6);
+    expect(page?.baseline_rps).toBe(10_000);
+    expect(page?.limit_rps).toBeCloseTo(5_000, 6);
+  });
+
   it('leaves the SQLite column out of a run that has nothing to compare with', () => {
     const results = [result('page', 5_000, 0.1)];
     fillRatios(results, 10_000, null);

@@ -60,7 +60,10 @@ export interface ScenarioResult {
    */
   p50_1c_ms: number | null;
   p95_1c_ms: number | null;
-  /** Requests per second of the bare node:http baseline, same connections and duration. */
+  /**
+   * Requests per second of the bare node:http baseline, same connections: for a read with raw SQL,
+   * measured just before it (up to 3 s); for the others, the mean of the run's full-length ones.
+   */
   baseline_rps: number | null;
   /** rps / baseline_rps. */
   ratio: number | null;
