@@ -267,10 +267,17 @@ function openReader(file: string): SQLite.Database {
 /**
  * A read-only handle on a SQLite file, for a worker thread that reads beside the server (searches,
  * features/search/worker.ts): WAL lets it read while the server writes, and it sees every commit
- * made before each of its statements.
+ * made before each of its statements. `releaseMemory` empties its page cache.
  */
-export function openReadOnly(file: string): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(openReader(file)) }) });
+export function openReadOnly(file: string): { kysely: Kysely<Database>; releaseMemory: () => void } {
+  const reader = openReader(file);
+  return {
+    kysely: new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(reader) }) }),
+    // Its page cache (up to READER_CACHE_KIB), as `releaseMemory` of the server's connections.
+    releaseMemory: () => {
+      if (reader.open && !reader.inTransaction) reader.pragma('shrink_memory');
+    },
+  };
 }
 
 /** Statements kept per SQL text; past this many, the oldest is dropped. */

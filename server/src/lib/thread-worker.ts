@@ -52,6 +52,12 @@ export interface ThreadWorkerOptions<Setup> {
   module: string;
   /** The name of its function, called as `fn(input, setup)`; it may return a promise. */
   exported: string;
+  /**
+   * The name of another function of the module, called as `fn(setup)` when the idle worker is asked
+   * to shrink (`idleReclaimMs`), before its heap is collected: it gives back what the module keeps
+   * between jobs beside the JavaScript heap (a SQLite connection's page cache, say).
+   */
+  reclaim?: string;
   setup: Setup;
   limits: ThreadWorkerLimits;
   errors: ThreadWorkerErrors;
@@ -101,7 +107,14 @@ import(workerData.module).then((module) => {
   const fn = module[workerData.exported];
   parentPort.on('message', async ({ id, input, reclaim }) => {
     if (reclaim) {
+      const release = workerData.reclaim === undefined ? undefined : module[workerData.reclaim];
+      try {
+        if (typeof release === 'function') await release(workerData.setup);
+      } catch {
+        // Giving back a cache is an economy: a failure leaves it kept, as before.
+      }
       if (typeof gc === 'function') gc({ type: 'major', flavor: 'last-resort' });
+      parentPort.postMessage({ reclaimed: true });
       return;
     }
     let answer;
@@ -123,7 +136,7 @@ import(workerData.module).then((module) => {
 /** Where `@kith/common`'s sources are, for a worker running from the sources. */
 const COMMON_SOURCE = new URL('../../../common/src/index.ts', import.meta.url).href;
 
-type Answer<Out> = { ready: true } | { id: number; output: Out } | { id: number; error: string };
+type Answer<Out> = { ready: true } | { reclaimed: true } | { id: number; output: Out } | { id: number; error: string };
 
 interface Job<In, Out> {
   id: number;
@@ -156,6 +169,8 @@ export class ThreadWorker<In, Out, Setup = undefined> {
 
   /** How many times an idle worker was asked to collect its garbage (`idleReclaimMs`; tests). */
   reclaims = 0;
+  /** How many times it said it had (tests). */
+  reclaimed = 0;
 
   /** How many jobs wait for the worker or run in it. */
   get pending(): number {
@@ -225,10 +240,10 @@ export class ThreadWorker<In, Out, Setup = undefined> {
   }
 
   private start(): Worker {
-    const { module, exported, setup, resourceLimits } = this.options;
+    const { module, exported, reclaim, setup, resourceLimits } = this.options;
     const worker = new Worker(PROGRAM, {
       eval: true,
-      workerData: { module, exported, setup, commonSource: COMMON_SOURCE },
+      workerData: { module, exported, reclaim, setup, commonSource: COMMON_SOURCE },
       ...(resourceLimits === undefined ? {} : { resourceLimits }),
     });
     this.worker = worker;
@@ -239,6 +254,12 @@ export class ThreadWorker<In, Out, Setup = undefined> {
       if ('ready' in answer) {
         this.ready = true;
         this.next();
+        return;
+      }
+      if ('reclaimed' in answer) {
+        // What the worker freed is in glibc's heaps, which keep it until trimmed (lib/malloc-trim.ts).
+        this.reclaimed += 1;
+        trimSoon();
         return;
       }
       const current = this.current;

@@ -41,6 +41,35 @@ describe('ThreadWorker, idle', () => {
     expect(worker.threadId).toBe(thread);
   });
 
+  it("calls the module's reclaim function with its setup before the collection, then trims the C heap", async () => {
+    // The module counts its reclaims, and its job answers that count plus the setup's offset.
+    const source = [
+      'let released = 0;',
+      'export function count(n, setup) { return released * 100 + n + setup.offset; }',
+      'export function release(setup) { released += setup.offset; }',
+    ].join('\n');
+    const trims = trimStats.runs;
+    const worker = new ThreadWorker<number, number, { offset: number }>({
+      module: `data:text/javascript,${encodeURIComponent(source)}`,
+      exported: 'count',
+      reclaim: 'release',
+      setup: { offset: 1 },
+      limits: { deadlineMs: 60_000, idleStopMs: 60_000, idleReclaimMs: 20 },
+      errors: {
+        timeout: fail('timeout'),
+        died: fail('died'),
+        stopped: fail('stopped'),
+        threw: (message) => new Error(message),
+        notStarted: (reason) => new Error(reason),
+      },
+    });
+    workers.push(worker as unknown as ThreadWorker<number, number>);
+    expect(await worker.run(5)).toBe(6);
+    await vi.waitFor(() => expect(worker.reclaimed).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(trimStats.runs).toBeGreaterThan(trims), { timeout: 10_000 });
+    expect(await worker.run(5)).toBe(106);
+  });
+
   it('without idleReclaimMs, an idle worker is only stopped, and the C heap trimmed once it has exited', async () => {
     const trims = trimStats.runs;
     const worker = doubler({ idleStopMs: 20 });

@@ -37,9 +37,11 @@ export const searchThreadLimits: ThreadWorkerLimits & { maxWaiting: number; atOn
    */
   idleStopMs: 10_000,
   /**
-   * Meanwhile, after a second without a search, the worker shrinks its heap (its SQLite page cache
-   * stays, for the next search): under load V8 grows it by some 15 MB, which its own memory
-   * reducer gives back only 8 s or more later (bench/README.md, idle memory).
+   * Meanwhile, after a second without a search, the worker shrinks its heap and empties its SQLite
+   * page cache (`releaseInWorker`): under load V8 grows the heap by some 15 MB, which its own memory
+   * reducer gives back only 8 s or more later (bench/README.md, idle memory), and the cache holds up
+   * to 8 MiB. A search after such a pause reads its pages from the system's file cache again, a
+   * few ms for the most common words (docs/decisions.md, seventeenth session).
    */
   idleReclaimMs: 1000,
   /**
@@ -92,6 +94,7 @@ export function searchRunner(ctx: AppContext): SearchRunner {
   const worker = new ThreadWorker<SearchQuery, Uint8Array, SearchSetup>({
     module: siblingModule(import.meta.url, 'worker'),
     exported: 'answerInWorker',
+    reclaim: 'releaseInWorker',
     setup: { file: database.file },
     limits: searchThreadLimits,
     // A search holds at most 100 rows and their snippets; the full-text work is SQLite's, outside
