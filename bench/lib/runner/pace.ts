@@ -77,3 +77,18 @@ export function startPaceProbe(): PaceProbe {
     stop: () => stopChild(child),
   };
 }
+
+/**
+ * Which of a scenario's attempts is kept: the one the probe saw slow the least (the first of equals),
+ * whatever its figures. `errorsElsewhere`: the errors of the others, which still count.
+ */
+export function keptAttempt(attempts: readonly { reading: PaceReading | null; errors: number }[]): {
+  index: number;
+  errorsElsewhere: number;
+} {
+  const slowShare = (at: number) => attempts[at]?.reading?.slow_share ?? 0;
+  let index = 0;
+  for (let at = 1; at < attempts.length; at += 1) if (slowShare(at) < slowShare(index)) index = at;
+  const errorsElsewhere = attempts.reduce((sum, attempt, at) => sum + (at === index ? 0 : attempt.errors), 0);
+  return { index, errorsElsewhere };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPace, SLOW_FACTOR, slowMachine } from './pace.ts';
+import { keptAttempt, readPace, SLOW_FACTOR, slowMachine } from './pace.ts';
 
 const fast = (n: number) => Array.from({ length: n }, (_, i) => 660 + (i % 5) * 10);
 
@@ -43,5 +43,29 @@ describe("the machine's pace", () => {
     expect(readPace([], 0)).toBeNull();
     expect(readPace(fast(10), 10)).toBeNull();
     expect(slowMachine(null)).toBe(false);
+  });
+
+  it('keeps the attempt the probe saw slow the least, and counts the errors of the others', () => {
+    const reading = (share: number) => ({ samples: 80, slow_share: share, pace: 1 });
+    expect(keptAttempt([{ reading: reading(0.05), errors: 0 }])).toEqual({ index: 0, errorsElsewhere: 0 });
+    const three = [
+      { reading: reading(0.4), errors: 2 },
+      { reading: reading(0.15), errors: 0 },
+      { reading: reading(0.3), errors: 1 },
+    ];
+    expect(keptAttempt(three)).toEqual({ index: 1, errorsElsewhere: 3 });
+    // Equals: the first is kept; no reading counts as not slow.
+    expect(
+      keptAttempt([
+        { reading: reading(0.2), errors: 0 },
+        { reading: reading(0.2), errors: 0 },
+      ]).index,
+    ).toBe(0);
+    expect(
+      keptAttempt([
+        { reading: reading(0.2), errors: 0 },
+        { reading: null, errors: 0 },
+      ]).index,
+    ).toBe(1);
   });
 });
