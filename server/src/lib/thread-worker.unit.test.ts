@@ -1,11 +1,18 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { trimStats } from './malloc-trim.js';
-import { ThreadWorker } from './thread-worker.js';
+import { ThreadWorker, type ThreadWorkerErrors } from './thread-worker.js';
 
 // A module the worker imports: doubles its input.
 const DOUBLER = `data:text/javascript,${encodeURIComponent('export function double(n) { return n * 2; }')}`;
 
 const fail = (what: string) => () => new Error(what);
+const ERRORS: ThreadWorkerErrors = {
+  timeout: fail('timeout'),
+  died: fail('died'),
+  stopped: fail('stopped'),
+  threw: (message) => new Error(message),
+  notStarted: (reason) => new Error(reason),
+};
 const workers: ThreadWorker<number, number>[] = [];
 function doubler(limits: { idleReclaimMs?: number; idleStopMs?: number }): ThreadWorker<number, number> {
   const worker = new ThreadWorker<number, number>({
@@ -13,13 +20,7 @@ function doubler(limits: { idleReclaimMs?: number; idleStopMs?: number }): Threa
     exported: 'double',
     setup: undefined,
     limits: { deadlineMs: 60_000, idleStopMs: 60_000, ...limits },
-    errors: {
-      timeout: fail('timeout'),
-      died: fail('died'),
-      stopped: fail('stopped'),
-      threw: (message) => new Error(message),
-      notStarted: (reason) => new Error(reason),
-    },
+    errors: ERRORS,
   });
   workers.push(worker);
   return worker;
@@ -55,13 +56,7 @@ describe('ThreadWorker, idle', () => {
       reclaim: 'release',
       setup: { offset: 1 },
       limits: { deadlineMs: 60_000, idleStopMs: 60_000, idleReclaimMs: 20 },
-      errors: {
-        timeout: fail('timeout'),
-        died: fail('died'),
-        stopped: fail('stopped'),
-        threw: (message) => new Error(message),
-        notStarted: (reason) => new Error(reason),
-      },
+      errors: ERRORS,
     });
     workers.push(worker as unknown as ThreadWorker<number, number>);
     expect(await worker.run(5)).toBe(6);
