@@ -408,10 +408,41 @@ async function main(): Promise<number> {
 
     const measureWeb = (web as { measureWeb?: (ctx: RunContext) => Promise<unknown> }).measureWeb;
     if (measureWeb !== undefined && wanted('web')) {
+      // Paced as the load scenarios are: the browser's five loads, again while the machine is slow.
+      const attempts = options.smoke ? 1 : MAX_ATTEMPTS;
+      const taken: { figures: unknown; reading: PaceReading | null }[] = [];
       try {
-        webResult = (await measureWeb({ url: server.url, manifest, options, repoRoot })) ?? null;
+        while (taken.length < attempts) {
+          const mark = pace.mark();
+          const figures = (await measureWeb({ url: server.url, manifest, options, repoRoot })) ?? null;
+          const reading = pace.since(mark);
+          taken.push({ figures, reading });
+          if (!slowMachine(reading)) break;
+          if (taken.length < attempts) log(`web: the machine was slow for ${percentOf(reading)} of it: again`);
+        }
       } catch (error) {
         warn(`web: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const { index } = keptAttempt(taken.map(({ reading }) => ({ reading, errors: 0 })));
+      const kept = taken[index];
+      if (kept !== undefined) {
+        webResult = kept.figures;
+        if (kept.reading !== null && webResult !== null && typeof webResult === 'object') {
+          webResult = {
+            ...webResult,
+            pace: {
+              median: round(kept.reading.pace, 2),
+              slow_share: round(kept.reading.slow_share, 2),
+              attempt: index + 1,
+              attempts: taken.length,
+            },
+          };
+        }
+        if (slowMachine(kept.reading) && !options.smoke) {
+          warn(
+            `web: the machine was slow for ${percentOf(kept.reading)} of the least slow of ${taken.length} attempts`,
+          );
+        }
       }
     }
 
