@@ -264,45 +264,56 @@ async function main(): Promise<number> {
     // Each is measured again (twice at most) when the machine slowed during it (pace.ts), and the
     // attempt the probe saw slow the least is kept; only the probe decides, never the figures. The
     // JSON keeps what the probe saw of the kept attempt and how many were taken.
-    const paced = async (name: string, once: () => Promise<ScenarioResult | null>) => {
+    const whilePaced = async <T>(
+      name: string,
+      once: () => Promise<T | null>,
+      errorsOf: (value: T) => number,
+    ): Promise<{ value: T; errorsElsewhere: number; pace: Record<string, number | null> | null } | null> => {
       const attempts = options.smoke ? 1 : MAX_ATTEMPTS;
-      const taken: { result: ScenarioResult; reading: PaceReading | null }[] = [];
+      const taken: { value: T; reading: PaceReading | null }[] = [];
       while (taken.length < attempts) {
         const mark = pace.mark();
-        const result = await once();
-        if (result === null) return;
+        const value = await once();
+        if (value === null) break;
         const reading = pace.since(mark);
-        taken.push({ result, reading });
+        taken.push({ value, reading });
         if (!slowMachine(reading)) break;
         if (taken.length < attempts) log(`${name}: the machine was slow for ${percentOf(reading)} of it: again`);
       }
-      const { index: best, errorsElsewhere: elsewhere } = keptAttempt(
-        taken.map(({ result, reading }) => ({ reading, errors: result.errors })),
+      const { index, errorsElsewhere } = keptAttempt(
+        taken.map(({ value, reading }) => ({ reading, errors: errorsOf(value) })),
       );
-      const kept = taken[best];
-      if (kept === undefined) return;
-      const { result, reading } = kept;
-      // An error of an attempt not kept still counts: the run fails on it as on any other.
-      result.errors += elsewhere;
-      if (elsewhere > 0) result.details = { ...result.details, errors_in_other_attempts: elsewhere };
-      if (reading !== null) {
-        result.details = {
-          ...result.details,
-          pace: {
-            median: round(reading.pace, 2),
-            slow_share: round(reading.slow_share, 2),
-            attempt: best + 1,
-            attempts: taken.length,
-          },
-        };
-      }
-      results.push(result);
+      const kept = taken[index];
+      if (kept === undefined) return null;
+      const { reading } = kept;
       if (slowMachine(reading) && !options.smoke) {
         warn(
           `${name}: the machine was slow for ${percentOf(reading)} of the least slow of ${taken.length} attempts ` +
             `(its median sample ${reading?.pace.toFixed(2) ?? '-'}× the usual): its figures are low`,
         );
       }
+      const paceOf =
+        reading === null
+          ? null
+          : {
+              median: round(reading.pace, 2),
+              slow_share: round(reading.slow_share, 2),
+              attempt: index + 1,
+              attempts: taken.length,
+            };
+      return { value: kept.value, errorsElsewhere, pace: paceOf };
+    };
+    const paced = async (name: string, once: () => Promise<ScenarioResult | null>) => {
+      const kept = await whilePaced(name, once, (result) => result.errors);
+      if (kept === null) return;
+      const result = kept.value;
+      // An error of an attempt not kept still counts: the run fails on it as on any other.
+      result.errors += kept.errorsElsewhere;
+      if (kept.errorsElsewhere > 0) {
+        result.details = { ...result.details, errors_in_other_attempts: kept.errorsElsewhere };
+      }
+      if (kept.pace !== null) result.details = { ...result.details, pace: kept.pace };
+      results.push(result);
     };
     const measureOnce = async (scenario: LoadScenario): Promise<ScenarioResult | null> => {
       if (server === null) return null;
@@ -409,40 +420,22 @@ async function main(): Promise<number> {
     const measureWeb = (web as { measureWeb?: (ctx: RunContext) => Promise<unknown> }).measureWeb;
     if (measureWeb !== undefined && wanted('web')) {
       // Paced as the load scenarios are: the browser's five loads, again while the machine is slow.
-      const attempts = options.smoke ? 1 : MAX_ATTEMPTS;
-      const taken: { figures: unknown; reading: PaceReading | null }[] = [];
-      try {
-        while (taken.length < attempts) {
-          const mark = pace.mark();
-          const figures = (await measureWeb({ url: server.url, manifest, options, repoRoot })) ?? null;
-          const reading = pace.since(mark);
-          taken.push({ figures, reading });
-          if (!slowMachine(reading)) break;
-          if (taken.length < attempts) log(`web: the machine was slow for ${percentOf(reading)} of it: again`);
-        }
-      } catch (error) {
-        warn(`web: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      const { index } = keptAttempt(taken.map(({ reading }) => ({ reading, errors: 0 })));
-      const kept = taken[index];
-      if (kept !== undefined) {
-        webResult = kept.figures;
-        if (kept.reading !== null && webResult !== null && typeof webResult === 'object') {
-          webResult = {
-            ...webResult,
-            pace: {
-              median: round(kept.reading.pace, 2),
-              slow_share: round(kept.reading.slow_share, 2),
-              attempt: index + 1,
-              attempts: taken.length,
-            },
-          };
-        }
-        if (slowMachine(kept.reading) && !options.smoke) {
-          warn(
-            `web: the machine was slow for ${percentOf(kept.reading)} of the least slow of ${taken.length} attempts`,
-          );
-        }
+      const url = server.url;
+      const kept = await whilePaced(
+        'web',
+        async () => {
+          try {
+            return (await measureWeb({ url, manifest, options, repoRoot })) ?? null;
+          } catch (error) {
+            warn(`web: ${error instanceof Error ? error.message : String(error)}`);
+            return null;
+          }
+        },
+        () => 0,
+      );
+      if (kept !== null) {
+        webResult =
+          kept.pace !== null && typeof kept.value === 'object' ? { ...kept.value, pace: kept.pace } : kept.value;
       }
     }
 
