@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { readArgs } from './lib/runner/args.ts';
+import { readArgs, selectScenarios } from './lib/runner/args.ts';
 import { startBaseline, type BaselineServer } from './lib/runner/baseline.ts';
 import { keptAttempt, slowMachine, startPaceProbe, type PaceProbe, type PaceReading } from './lib/runner/pace.ts';
 import { runEvents } from './lib/runner/events.ts';
@@ -23,6 +23,7 @@ import {
   rawScenarios,
   timeMedian,
   restoreAfterCleanup,
+  compactSearchIndex,
   type RawAnswer,
   type RawDb,
 } from './lib/runner/raw.ts';
@@ -117,7 +118,10 @@ async function main(): Promise<number> {
   if (!existsSync(path.join(repoRoot, 'server', 'dist', 'main.js'))) {
     throw new Error('The server is not built: run npm run build:server first.');
   }
-  const wanted = (name: string) => options.only === null || options.only.includes(name);
+  // The load scenarios, then the ones run.ts measures itself.
+  const known = [...loadScenarios(manifest).map((s) => s.name), 'mixed', 'web', 'events'];
+  const selected = options.only === null ? null : selectScenarios(options.only, known);
+  const wanted = (name: string) => selected === null || selected.has(name);
   const warnings: string[] = [];
   const warn = (text: string) => {
     warnings.push(text);
@@ -139,6 +143,9 @@ async function main(): Promise<number> {
   let probe: PaceProbe | null = null;
   let webResult: unknown = null;
   let cleanup: { deleted: number; failed: number; seconds: number } | null = null;
+  // Whether posts were deleted (this run's, or an earlier one's): the SQLite search index is then
+  // merged again once the server has stopped (compactSearchIndex says why).
+  let postsDeleted = false;
 
   try {
     // The probe samples from the start: the warm-up's samples tell the usual pace before the first scenario.
@@ -159,6 +166,7 @@ async function main(): Promise<number> {
     const leftovers = await deleteBenchPosts(server.url, raw, manifest);
     if (leftovers.found > 0) log(`deleted ${leftovers.deleted} posts an earlier run left behind`);
     await restoreAfterCleanup(manifest, leftovers.found > 0);
+    if (leftovers.found > 0) postsDeleted = true;
 
     // 1. Each read scenario answers as expected, and its raw SQL finds the same ids as the API.
     let feedBytes: number | null = null;
@@ -493,6 +501,7 @@ async function main(): Promise<number> {
         await settle(server.url, pauseMs);
         const { found, deleted, failed } = await deleteBenchPosts(server.url, raw, manifest);
         await restoreAfterCleanup(manifest, found > 0);
+        if (found > 0) postsDeleted = true;
         cleanup = { deleted, failed, seconds: round((performance.now() - t0) / 1000, 1) ?? 0 };
         if (found > 0) log(`deleted the ${deleted} messages the run posted (${cleanup.seconds} s)`);
         if (failed > 0) warn(`${failed} posted messages could not be deleted`);
@@ -507,6 +516,16 @@ async function main(): Promise<number> {
       const tail = server.tail();
       await server.stop();
       if (tail !== '') log(`the server's last log lines (LOG_LEVEL=warn):\n${tail}`);
+    }
+    if (postsDeleted) {
+      const t0 = performance.now();
+      try {
+        if (compactSearchIndex(manifest)) {
+          log(`merged the search index again (${round((performance.now() - t0) / 1000, 1)} s)`);
+        }
+      } catch (error) {
+        warn(`merging the search index: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   }
 

@@ -11,7 +11,8 @@ export const USAGE = `Usage: node bench/run.ts --scale small|full|x10 [--db sqli
   --connections  concurrent connections of every scenario and of the baseline (default 50)
   --smoke        a quick pass that checks the harness: 1 s per scenario, 50 event streams;
                  exits non-zero when a scenario has errors or no answers; writes results/smoke.json
-  --only         run only these scenarios (comma-separated names)
+  --only         run only these scenarios (comma-separated names; search-* takes every name starting
+                 with search-)
   --manifest     another manifest than the one of --scale and --db
   --cpu-prof     run the server with V8's --cpu-prof; its .cpuprofile lands in DIR when it stops
                  (open it in Chrome DevTools, Performance tab)
@@ -86,4 +87,23 @@ export function readArgs(argv: string[]): ParsedArgs {
     cpuProfDir: values['cpu-prof'] ?? null,
     processes,
   };
+}
+
+/**
+ * The scenarios `--only` selects among `known`: a name, or a prefix ending in `*`. A name that selects
+ * nothing stops the run before it starts: a typo would otherwise measure nothing and say so only in
+ * an empty table.
+ */
+export function selectScenarios(only: readonly string[], known: readonly string[]): Set<string> {
+  const selected = new Set<string>();
+  for (const name of only) {
+    const matches = name.endsWith('*')
+      ? known.filter((k) => k.startsWith(name.slice(0, -1)))
+      : known.filter((k) => k === name);
+    if (matches.length === 0) {
+      throw new Error(`--only: no scenario is called ${name}. The scenarios are ${known.join(', ')}`);
+    }
+    for (const match of matches) selected.add(match);
+  }
+  return selected;
 }

@@ -20,6 +20,7 @@ import {
 } from '../../../server/dist/search/search-index.js';
 import { ftsQuery } from '../../../server/dist/search/sqlite-fts.js';
 import { parseSearchTerms } from '../../../server/dist/search/terms.js';
+import { COMPACT_SEARCH_INDEX } from '../db.ts';
 import type { DbKind, Manifest } from './types.ts';
 
 type Row = Record<string, unknown>;
@@ -141,6 +142,26 @@ export async function restoreAfterCleanup(manifest: Manifest, postsDeleted: bool
     await client.query('vacuum (analyze, index_cleanup on)');
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * SQLite: merges the search index into one segment again, as the generator left it (lib/db.ts). A
+ * deleted row stays in FTS5's segments, marked by a tombstone, until a merge rewrites them, and a
+ * search checks each hit against those marks: after a run had posted and deleted 29,176 messages,
+ * counting the most common word's 13,828 hits took 4.9 ms instead of 1.2, and ranking them 27 ms
+ * instead of 20, in every later run. PostgreSQL's counterpart is restoreAfterCleanup's VACUUM. The
+ * merge holds the write lock for some 16 s at full scale, longer than the server waits for it (5 s):
+ * it runs once the server has stopped. Says whether it merged (not on PostgreSQL).
+ */
+export function compactSearchIndex(manifest: Manifest): boolean {
+  if (manifest.databaseUrl.startsWith('postgres')) return false;
+  const db = new SQLite(sqliteFileOf(manifest), { fileMustExist: true });
+  try {
+    db.exec(COMPACT_SEARCH_INDEX);
+    return true;
+  } finally {
+    db.close();
   }
 }
 
