@@ -144,7 +144,9 @@ async function main(): Promise<number> {
   let webResult: unknown = null;
   let cleanup: { deleted: number; failed: number; seconds: number } | null = null;
   // Whether posts were deleted (this run's, or an earlier one's): the SQLite search index is then
-  // merged again once the server has stopped (compactSearchIndex says why).
+  // merged again once the server has stopped (compactSearchIndex says why). An interrupted run's
+  // posts, deleted at this run's start, are merged away only then: this run's searches read past
+  // their tombstones.
   let postsDeleted = false;
 
   try {

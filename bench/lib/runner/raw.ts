@@ -150,7 +150,7 @@ export async function restoreAfterCleanup(manifest: Manifest, postsDeleted: bool
  * deleted row stays in FTS5's segments, marked by a tombstone, until a merge rewrites them, and a
  * search checks each hit against those marks: after a run had posted and deleted 29,176 messages,
  * counting the most common word's 13,828 hits took 4.9 ms instead of 1.2, and ranking them 27 ms
- * instead of 20, in every later run. PostgreSQL's counterpart is restoreAfterCleanup's VACUUM. The
+ * instead of 18, in every later run. PostgreSQL's counterpart is restoreAfterCleanup's VACUUM. The
  * merge holds the write lock for some 16 s at full scale, longer than the server waits for it (5 s):
  * it runs once the server has stopped. Says whether it merged (not on PostgreSQL).
  */
